@@ -1,0 +1,3 @@
+from graphguard.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""Every question graphguard asks git, one function each, with a pure parser beside it.
+
+Single questions run `git` directly: a hook pays for one short subprocess,
+not for importing GitPython (about 90 ms). Reading many blobs goes through
+GitPython's persistent `cat-file --batch` process, imported only then.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from graphguard.errors import GraphguardError
+
+INDEX = "INDEX"  # the staged snapshot, as a pseudo revision
+MODE_SYMLINK = "120000"
+MODE_SUBMODULE = "160000"
+
+
+def run(root: str, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(
+            ("git", *args), cwd=root, input=input, capture_output=True,
+        )
+    except FileNotFoundError:
+        raise GraphguardError("git is not installed or not on PATH") from None
+    except NotADirectoryError:
+        raise GraphguardError(f"not a directory: {root}") from None
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GraphguardError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+def zsplit(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+@dataclass(frozen=True)
+class RepoPaths:
+    root: str  # work tree top level
+    git_dir: str  # this worktree's git dir
+    common_dir: str  # shared by all worktrees
+
+
+def repo_paths(path: str) -> RepoPaths:
+    if not os.path.isdir(path):
+        raise GraphguardError(f"no such directory: {path}")
+    try:
+        proc = subprocess.run(
+            ("git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"),
+            cwd=path, capture_output=True,
+        )
+    except FileNotFoundError:
+        raise GraphguardError("git is not installed or not on PATH") from None
+    if proc.returncode != 0:
+        raise GraphguardError(f"not a git repository (or a bare one): {os.path.abspath(path)}")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 3:
+        raise GraphguardError(f"not a git work tree: {os.path.abspath(path)}")
+    root, git_dir, common = lines
+    return RepoPaths(root, git_dir, os.path.normpath(os.path.join(path, common)) if not os.path.isabs(common) else common)
+
+
+def head(root: str) -> str | None:
+    """HEAD's commit, or None in a repository without commits."""
+    out = run(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
+    return out.decode() or None
+
+
+def resolve_commit(root: str, rev: str) -> str:
+    out = run(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
+    if not out:
+        raise GraphguardError(f"unknown revision: {rev}")
+    return out.decode()
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    mode: str
+    sha: str
+    path: str
+
+
+def parse_ls_tree(out: bytes) -> list[TreeEntry]:
+    """`git ls-tree -r -z` lines: '<mode> <type> <sha>\\t<path>'."""
+    entries = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, path = rec.partition(b"\t")
+        mode, _, sha = meta.decode().split(" ")
+        entries.append(TreeEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def ls_tree(root: str, rev: str) -> list[TreeEntry]:
+    return parse_ls_tree(run(root, "ls-tree", "-r", "-z", "--full-tree", rev))
+
+
+def parse_ls_files_stage(out: bytes) -> list[TreeEntry]:
+    """`git ls-files -s -z` lines: '<mode> <sha> <stage>\\t<path>'; stage 0 only (no conflicts)."""
+    entries = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, path = rec.partition(b"\t")
+        mode, sha, stage = meta.decode().split(" ")
+        if stage == "0":
+            entries.append(TreeEntry(mode, sha, path.decode("utf-8", "surrogateescape")))
+    return entries
+
+
+def ls_index(root: str) -> list[TreeEntry]:
+    return parse_ls_files_stage(run(root, "ls-files", "-s", "-z"))
+
+
+def read_blobs(root: str, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """Contents of many blobs through one persistent `git cat-file --batch`."""
+    from git.cmd import Git  # GitPython: only the paths that read blobs pay for it
+
+    g = Git(root)
+    try:
+        for sha in shas:
+            _, _, _, data = g.get_object_data(sha)
+            yield sha, data
+    finally:
+        g.clear_cache()

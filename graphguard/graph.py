@@ -1,0 +1,214 @@
+"""Questions asked of a stored graph: who calls this, who imports this, which tests reach it.
+
+Read-only over the SQLite snapshot. Names at the API are dotted strings.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from graphguard.model import Resolution
+
+
+@dataclass(frozen=True)
+class Use:
+    """One call site or reference of a symbol."""
+
+    path: str
+    line: int
+    end_line: int
+    col: int
+    caller: str  # enclosing definition (or module)
+    kind: str  # call | reference | inherit | import
+    text: str  # as written
+    resolution: str  # exact | partial | by-name | candidate
+    n_positional: int = 0
+    keywords: tuple[str, ...] = ()
+    has_star: bool = False
+    has_starstar: bool = False
+    via_init: bool = False  # an instantiation that runs this __init__
+
+
+@dataclass(frozen=True)
+class SymbolRow:
+    qualname: str
+    kind: str
+    path: str
+    line: int
+    end_line: int
+    signature: str
+
+
+class CodeGraph:
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def symbol(self, qualname: str) -> SymbolRow | None:
+        row = self.db.execute(
+            "SELECT s.qualname, s.kind, f.path, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.qualname = ? ORDER BY f.path LIMIT 1",
+            (qualname,),
+        ).fetchone()
+        return SymbolRow(*row) if row else None
+
+    def symbols_named(self, name: str) -> list[SymbolRow]:
+        rows = self.db.execute(
+            "SELECT s.qualname, s.kind, f.path, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.name = ? ORDER BY s.qualname",
+            (name,),
+        )
+        return [SymbolRow(*r) for r in rows]
+
+    def _hierarchies(self) -> dict[str, str]:
+        """Class qualname -> a representative of its in-repository hierarchy (union-find over inherit sites)."""
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            parent.setdefault(x, x)
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for scope, target in self.db.execute("SELECT scope, target FROM sites WHERE kind = 'inherit' AND target IS NOT NULL"):
+            a, b = find(scope), find(target)
+            if a != b:
+                parent[a] = b
+        return {k: find(k) for k in parent}
+
+    def unique_hierarchy(self, method: str) -> bool:
+        """True when every class defining this method's name lies in the method's own hierarchy."""
+        name = method.rsplit(".", 1)[-1]
+        owner = method.rsplit(".", 1)[0]
+        classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
+        if owner not in classes:
+            return False
+        if len(classes) == 1:
+            return True
+        roots = self._hierarchies()
+        return len({roots.get(c, c) for c in classes}) == 1
+
+    def uses_of(self, qualname: str, *, candidates: bool = True) -> list[Use]:
+        """Every call site and reference of `qualname`, resolved ones first, then by name."""
+        rows = list(
+            self.db.execute(
+                "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution, s.n_positional, s.keywords,"
+                " s.has_star, s.has_starstar, s.target != ? FROM sites s JOIN files f ON f.id = s.file_id"
+                " WHERE s.target = ? OR s.init_target = ?",
+                (qualname, qualname, qualname),
+            )
+        )
+        uses = [self._use(r) for r in rows]
+        sym = self.symbol(qualname)
+        if candidates and sym is not None and sym.kind == "method":
+            name = qualname.rsplit(".", 1)[-1]
+            by_name = Resolution.BY_NAME.value if self.unique_hierarchy(qualname) else "candidate"
+            for r in self.db.execute(
+                "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, ?, s.n_positional, s.keywords,"
+                " s.has_star, s.has_starstar, 0 FROM sites s JOIN files f ON f.id = s.file_id"
+                " WHERE s.name = ? AND s.resolution = 'unresolved' AND s.text LIKE ?",
+                (by_name, name, "%." + name),
+            ):
+                uses.append(self._use(r))
+        elif candidates and sym is not None:
+            name = qualname.rsplit(".", 1)[-1]
+            for r in self.db.execute(
+                "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, 'candidate', s.n_positional, s.keywords,"
+                " s.has_star, s.has_starstar, 0 FROM sites s JOIN files f ON f.id = s.file_id"
+                " WHERE s.name = ? AND s.resolution = 'unresolved'",
+                (name,),
+            ):
+                uses.append(self._use(r))
+        order = {"exact": 0, "partial": 0, "by-name": 1, "candidate": 2}
+        return sorted(set(uses), key=lambda u: (order.get(u.resolution, 3), u.path, u.line, u.col, u.kind))
+
+    @staticmethod
+    def _use(r: tuple) -> Use:  # type: ignore[type-arg]
+        path, line, end_line, col, scope, kind, text, resolution, n_pos, kws, star, starstar, via_init = r
+        return Use(path, line, end_line, col, scope, kind, text, resolution, n_pos, tuple(k for k in kws.split(",") if k),
+                   bool(star), bool(starstar), bool(via_init))
+
+    def importers_of(self, path: str) -> list[tuple[str, int]]:
+        return list(
+            self.db.execute(
+                "SELECT s.path, e.n_symbols FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
+                " WHERE d.path = ? AND e.kind = 'import' ORDER BY s.path",
+                (path,),
+            )
+        )
+
+    def tests_of(self, path: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT s.path FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
+                " WHERE d.path = ? AND e.kind = 'test-of' ORDER BY s.path",
+                (path,),
+            )
+        ]
+
+    def stats(self) -> dict[str, object]:
+        db = self.db
+        one = lambda q, *a: db.execute(q, a).fetchone()[0]  # noqa: E731
+        imports = dict(db.execute("SELECT status, count(*) FROM imports GROUP BY status").fetchall())
+        unresolved = [
+            {"path": p, "line": l, "module": m if n is None else f"{m}.{n}" if n != "*" else m}
+            for p, l, m, n in db.execute(
+                "SELECT f.path, i.line, i.module, i.name FROM imports i JOIN files f ON f.id = i.file_id"
+                " WHERE i.status = 'unresolved' ORDER BY f.path, i.line"
+            )
+        ]
+        calls = dict(db.execute("SELECT resolution, count(*) FROM sites WHERE kind = 'call' GROUP BY resolution").fetchall())
+        total_calls = sum(calls.values())
+        resolved = calls.get("exact", 0) + calls.get("partial", 0)
+        name_matches = one(
+            "SELECT count(*) FROM sites WHERE kind = 'call' AND (target IS NOT NULL OR name IN (SELECT name FROM symbols))"
+        )
+        # Method calls on unknown receivers whose name only one class hierarchy defines.
+        by_name = 0
+        method_owners: dict[str, set[str]] = {}
+        for qualname, name in db.execute("SELECT qualname, name FROM symbols WHERE kind = 'method'"):
+            method_owners.setdefault(name, set()).add(qualname.rsplit(".", 1)[0])
+        roots = self._hierarchies()
+        unique = {n for n, owners in method_owners.items() if len({roots.get(c, c) for c in owners}) == 1}
+        for name, count in db.execute(
+            "SELECT name, count(*) FROM sites WHERE kind = 'call' AND resolution = 'unresolved' AND text LIKE '%.%' GROUP BY name"
+        ):
+            if name in unique:
+                by_name += count
+        warnings = one("SELECT count(*) FROM files WHERE warnings IS NOT NULL")
+        snapshot_warnings = json.loads(self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()[0] or "[]") \
+            if db.execute("SELECT 1 FROM meta WHERE key = 'snapshot_warnings'").fetchone() else []
+        total_imports = sum(imports.values())
+        return {
+            "files": one("SELECT count(*) FROM files"),
+            "test_files": one("SELECT count(*) FROM files WHERE is_test"),
+            "symbols": one("SELECT count(*) FROM symbols"),
+            "edges": one("SELECT count(*) FROM sites WHERE target IS NOT NULL") + one("SELECT count(*) FROM file_edges"),
+            "imports": {
+                "total": total_imports,
+                "internal": imports.get("internal", 0),
+                "external": imports.get("external", 0),
+                "unresolved": imports.get("unresolved", 0),
+                "unresolved_list": unresolved,
+            },
+            "calls": {
+                "total": total_calls,
+                "resolved": resolved,
+                "by_name": by_name,
+                "external": calls.get("external", 0),
+                "unresolved": calls.get("unresolved", 0),
+                "name_matches_repo": name_matches,
+            },
+            "warnings": warnings + len(snapshot_warnings),
+        }
+
+    def warnings(self) -> list[tuple[str, str]]:
+        out = [(p, w) for p, ws in self.db.execute("SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path")
+               for w in json.loads(ws)]
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
+        if row and row[0]:
+            out.extend((p, w) for p, w in json.loads(row[0]))
+        return sorted(out)

@@ -1,0 +1,323 @@
+"""Bring the stored graph to a commit: parse only unseen blobs, re-resolve only what they affect.
+
+    ls-tree HEAD -> (path, blob) -> blobs not in the cache are parsed (in
+    parallel when there are many) -> the files whose resolution can change are
+    re-resolved -> one transaction replaces their rows.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from graphguard import git
+from graphguard.model import FileFacts
+from graphguard.modules import ModuleMap, is_python, is_test_path
+from graphguard.resolve import FileResolution, Resolver, interface_digest
+from graphguard.store import Store
+
+#: Below this many unseen blobs a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 64
+CHUNK = 48
+
+
+@dataclass
+class IndexResult:
+    head: str | None
+    files: int = 0
+    parsed: int = 0
+    resolved: int = 0
+    noop: bool = False
+    elapsed_ms: int = 0
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str
+    blob: str
+
+
+# --- parsing (runs in worker processes: module-level, picklable, spawn-safe) ---------------
+
+
+def parse_blob(data: bytes) -> str:
+    from graphguard.languages import python
+
+    try:
+        facts = python.parse(data)
+    except RecursionError:
+        facts = python.skipped("too deeply nested to parse")
+    return facts.to_json()
+
+
+def _parse_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
+    gc.disable()  # millions of short-lived nodes; the cyclic collector only slows this down
+    return [(sha, parse_blob(data)) for sha, data in chunk]
+
+
+def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
+    total = len(blobs)
+    out: list[tuple[str, str]] = []
+    workers = min(os.cpu_count() or 1, 8)
+    if total < PARALLEL_THRESHOLD or workers < 2:
+        for i, (sha, data) in enumerate(blobs, 1):
+            out.append((sha, parse_blob(data)))
+            if progress and i % 50 == 0:
+                progress(i, total)
+        return out
+    # Big files first so that the last chunk is not the slow one.
+    blobs = sorted(blobs, key=lambda b: -len(b[1]))
+    chunks = [blobs[i::max(1, total // CHUNK)] for i in range(max(1, total // CHUNK))]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for result in pool.map(_parse_chunk, chunks):
+            out.extend(result)
+            if progress:
+                progress(len(out), total)
+    return out
+
+
+# --- the update -----------------------------------------------------------------------------
+
+
+class Indexer:
+    def __init__(self, paths: git.RepoPaths, store: Store, *, progress: bool = False):
+        self.paths = paths
+        self.root = paths.root
+        self.store = store
+        self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
+        self._facts: dict[str, FileFacts] = {}
+        self._raw: dict[str, str] = {}
+
+    # facts by blob, from this run's parse or the cache
+
+    def facts(self, sha: str) -> FileFacts | None:
+        f = self._facts.get(sha)
+        if f is None:
+            raw = self._raw.pop(sha, None) or self.store.load_facts(sha)
+            if raw is None:
+                return None
+            try:
+                f = FileFacts.from_json(raw)
+            except (ValueError, TypeError, IndexError):
+                return None
+            self._facts[sha] = f
+        return f
+
+    def ensure_facts(self, entries: Iterable[Entry]) -> int:
+        """Parse every blob of `entries` the cache does not hold; return how many were parsed."""
+        wanted = {e.blob for e in entries}
+        missing = sorted(wanted - self.store.known_blobs(wanted))
+        if not missing:
+            return 0
+        blobs = list(git.read_blobs(self.root, missing))
+        parsed = parse_blobs(blobs, self._report if self.progress else None)
+        if self.progress:
+            print(file=sys.stderr)
+        self.store.save_facts(parsed)
+        for sha, raw in parsed:
+            self._raw[sha] = raw
+        return len(parsed)
+
+    def _report(self, done: int, total: int) -> None:
+        print(f"\rgraphguard: parsed {done}/{total} files", end="", file=sys.stderr, flush=True)
+
+    # the snapshot
+
+    def snapshot(self, rev: str) -> tuple[list[Entry], list[tuple[str, str]]]:
+        entries: list[Entry] = []
+        warnings: list[tuple[str, str]] = []
+        for e in git.ls_tree(self.root, rev):
+            if not is_python(e.path):
+                continue
+            if e.mode == git.MODE_SYMLINK:
+                warnings.append((e.path, "symlink; not followed"))
+            elif e.mode == git.MODE_SUBMODULE:
+                continue
+            else:
+                entries.append(Entry(e.path, e.sha))
+        return entries, warnings
+
+    def update(self, head: str | None = None) -> IndexResult:
+        t0 = time.perf_counter()
+        head = head if head is not None else git.head(self.root)
+        store = self.store
+        if head is None:  # no commit yet: an empty graph
+            with store.write_lock(), store.transaction() as db:
+                for table in ("files", "symbols", "sites", "file_edges", "imports"):
+                    db.execute(f"DELETE FROM {table}")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
+            return IndexResult(None, noop=True)
+        if store.meta("head") == head:
+            return IndexResult(head, noop=True, elapsed_ms=int((time.perf_counter() - t0) * 1000))
+        with store.write_lock():
+            if store.meta("head") == head:  # another process did it while we waited
+                return IndexResult(head, noop=True)
+            result = self._update(head)
+        result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+        return result
+
+    def _update(self, head: str) -> IndexResult:
+        gc.disable()
+        try:
+            return self._update_unsafe(head)
+        finally:
+            gc.enable()
+
+    def _update_unsafe(self, head: str) -> IndexResult:
+        db = self.store.graph
+        entries, warnings = self.snapshot(head)
+        new = {e.path: e for e in entries}
+        old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+        added = [p for p in new if p not in old]
+        removed = [p for p in old if p not in new]
+        modified = [p for p in new if p in old and old[p][1] != new[p].blob]
+        parsed = self.ensure_facts(new[p] for p in added + modified)
+
+        modmap = ModuleMap.build(new)
+        cold = not old or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+        digests = {p: interface_digest(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
+        if cold:
+            dirty = set(new)
+        else:
+            dirty = self._dirty(old, added, removed, modified, digests, modmap)
+        resolver = Resolver(modmap, lambda path: self.facts(new[path].blob) if path in new else None)
+        resolutions = [resolver.resolve_file(p) for p in sorted(dirty)]
+        changed = set(added) | set(modified) if not cold else set(new)
+        self._write(head, new, old, removed, changed, dirty, resolutions, modmap, digests, warnings)
+        for e in entries:
+            f = self._facts.get(e.blob)
+            if f is not None:
+                warnings.extend((e.path, w) for w in f.warnings)
+        return IndexResult(head, files=len(new), parsed=parsed, resolved=len(dirty), warnings=warnings)
+
+    def _dirty(
+        self,
+        old: dict[str, tuple[int, str, str, str]],
+        added: list[str],
+        removed: list[str],
+        modified: list[str],
+        digests: dict[str, str],
+        modmap: ModuleMap,
+    ) -> set[str]:
+        """Files whose resolution can differ: the changed ones and those that depend on their interface."""
+        db = self.store.graph
+        dirty = set(added) | set(modified)
+        queue = [p for p in modified if digests[p] != old[p][3]] + removed
+        if added or removed:
+            # A module appeared or vanished: imports that named it (or could) resolve differently.
+            names = {n for p in added for n, paths in modmap.by_name.items() if p in paths}
+            names |= {old[p][2] for p in removed}
+            prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
+            rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status != 'external'")
+            dirty.update(path for path, module in rows if module in prefixes or module.startswith(tuple(n + "." for n in names)))
+            dirty.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+        seen = set(queue)
+        while queue:
+            path = queue.pop()
+            fid = old[path][0] if path in old else None
+            if fid is None:
+                continue
+            module = old[path][2]
+            for src_path, src_id in db.execute(
+                "SELECT f.path, f.id FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
+            ):
+                dirty.add(src_path)
+                # Re-exports (package __init__ barrels) and subclasses pass the change on.
+                passes_on = src_path.endswith("__init__.py") or db.execute(
+                    "SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (src_id, module + ".%")
+                ).fetchone()
+                if passes_on and src_path not in seen:
+                    seen.add(src_path)
+                    queue.append(src_path)
+        return {p for p in dirty if p not in removed}
+
+    def _write(
+        self,
+        head: str,
+        new: dict[str, Entry],
+        old: dict[str, tuple[int, str, str, str]],
+        removed: list[str],
+        changed: set[str],
+        dirty: set[str],
+        resolutions: list[FileResolution],
+        modmap: ModuleMap,
+        digests: dict[str, str],
+        warnings: list[tuple[str, str]],
+    ) -> None:
+        bulk = len(dirty) > 500  # a cold build: drop the indexes, insert, index once at the end
+        with self.store.transaction() as db:
+            indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall() if bulk else []
+            for name, _ in indexes:
+                db.execute(f"DROP INDEX {name}")
+            ids: dict[str, int] = {p: v[0] for p, v in old.items()}
+            gone = [ids.pop(p) for p in removed]
+            for fid in gone:
+                for table, col in (("symbols", "file_id"), ("sites", "file_id"), ("imports", "file_id"), ("file_edges", "src")):
+                    db.execute(f"DELETE FROM {table} WHERE {col} = ?", (fid,))
+                db.execute("DELETE FROM file_edges WHERE dst = ?", (fid,))
+                db.execute("DELETE FROM files WHERE id = ?", (fid,))
+            for path in sorted(changed):
+                e = new[path]
+                facts = self.facts(e.blob) or FileFacts(parsed=False)
+                row = (e.blob, modmap.module_of(path), int(is_test_path(path)), digests.get(path) or interface_digest(facts),
+                       int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
+                if path in ids:
+                    db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
+                    db.execute("DELETE FROM symbols WHERE file_id = ?", (ids[path],))
+                else:
+                    ids[path] = db.execute(
+                        "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
+                    ).lastrowid
+                module = row[1]
+                fid = ids[path]
+                db.executemany(
+                    "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
+                    [
+                        (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+                         json.dumps(d.bases) if d.bases else None)
+                        for d in facts.definitions
+                    ],
+                )
+            if bulk:
+                for table in ("sites", "imports", "file_edges"):
+                    db.execute(f"DELETE FROM {table}")
+            else:
+                for fid in (ids[p] for p in dirty):
+                    db.execute("DELETE FROM sites WHERE file_id = ?", (fid,))
+                    db.execute("DELETE FROM imports WHERE file_id = ?", (fid,))
+                    db.execute("DELETE FROM file_edges WHERE src = ?", (fid,))
+            tests = {p for p in new if is_test_path(p)}
+            site_rows = []
+            import_rows = []
+            edge_rows = []
+            for r in resolutions:
+                fid = ids[r.path]
+                site_rows.extend(
+                    (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
+                     s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
+                    for s in r.sites
+                )
+                import_rows.extend(
+                    (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+                    for i in r.imports
+                )
+                for dst, symbols in r.uses.items():
+                    if dst not in ids:
+                        continue
+                    edge_rows.append((fid, ids[dst], "import", len(symbols)))
+                    if r.path in tests and dst not in tests:
+                        edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
+            db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
+            db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
+            db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+            for _, sql in indexes:
+                db.execute(sql)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))

@@ -1,0 +1,427 @@
+"""Facts of one Python file from tree-sitter: definitions, imports, calls, references.
+
+Pure: `parse(source) -> FileFacts`. Every interesting node is found by one
+tree-sitter query run in C, so Python only touches the nodes it keeps; a
+recursive walk over all nodes would be several times slower and would hit the
+recursion limit on deeply nested expressions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from graphguard.languages import treesitter
+from graphguard.model import (
+    Binding,
+    BindKind,
+    CallSite,
+    Definition,
+    DefKind,
+    FileFacts,
+    Import,
+    Reference,
+    RefKind,
+)
+
+#: Files above this size are generated or vendored data, not code anyone calls into.
+MAX_BYTES = 2_000_000
+
+_SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_PARTIAL = {"partial", "functools.partial"}
+_TYPE_CHECKING = {b"TYPE_CHECKING", b"typing.TYPE_CHECKING", b"t.TYPE_CHECKING"}
+
+#: (key, pattern): one pattern per kind of fact; matches are grouped by key.
+PATTERNS: tuple[tuple[str, str], ...] = (
+    ("def", "(function_definition) @def"),
+    ("def", "(class_definition) @def"),
+    ("decorator", "(decorated_definition (decorator) @decorator definition: (_) @target)"),
+    ("import", "(import_statement) @import"),
+    ("import", "(import_from_statement) @import"),
+    ("tc", "(if_statement condition: (_) @cond consequence: (block) @block)"),
+    ("call", "(call function: (_) @callee arguments: (_) @args) @call"),
+    ("ref.value", "(argument_list [(identifier) (attribute)] @ref)"),
+    ("ref.value", "(keyword_argument value: [(identifier) (attribute)] @ref)"),
+    ("ref.base", "(class_definition superclasses: (argument_list [(identifier) (attribute)] @ref))"),
+    ("ref.decorator", "(decorator [(identifier) (attribute)] @ref)"),
+    ("attr", "(attribute object: (identifier) @root) @ref"),
+    ("assign", "(assignment left: (_)) @assign"),
+    ("augassign", "(augmented_assignment left: (identifier) @left right: (_) @right)"),
+    ("with", "(with_item value: (as_pattern (call function: (_) @callee) alias: (as_pattern_target (identifier) @target)))"),
+    ("param", "(function_definition parameters: (parameters [(typed_parameter (identifier) @name type: (type) @type) (typed_default_parameter name: (identifier) @name type: (type) @type)]) body: (block) @body)"),
+)
+QUERY = "\n".join(p for _, p in PATTERNS)
+
+
+def decode(source: bytes) -> tuple[bytes, str | None]:
+    """Return UTF-8 bytes for the parser and a warning when the file had to be transcoded."""
+    if source.startswith(b"\xef\xbb\xbf"):
+        return source[3:], None
+    try:
+        source.decode("utf-8")
+        return source, None
+    except UnicodeDecodeError:
+        pass
+    # PEP 263: a coding declaration on one of the first two lines.
+    for line in source.split(b"\n", 2)[:2]:
+        m = _CODING.match(line)
+        if m:
+            try:
+                return source.decode(m.group(1).decode("ascii")).encode("utf-8"), None
+            except (LookupError, UnicodeDecodeError):
+                break
+    return source.decode("utf-8", "replace").encode("utf-8"), "not valid UTF-8 and no usable coding declaration; undecodable bytes replaced"
+
+
+def skipped(reason: str) -> FileFacts:
+    return FileFacts(warnings=(reason,), parsed=False)
+
+
+def parse(source: bytes) -> FileFacts:
+    if b"\x00" in source[:8192]:
+        return skipped("binary file; not parsed")
+    if len(source) > MAX_BYTES:
+        return skipped(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
+    source, warning = decode(source)
+    tree = treesitter.parse(source)
+    grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in PATTERNS}
+    for index, caps in treesitter.matches(QUERY, tree.root_node):
+        grouped[PATTERNS[index][0]].append({name: nodes[0] for name, nodes in caps.items()})
+    facts = _Extractor(grouped).facts()
+    warnings: list[str] = []
+    if warning:
+        warnings.append(warning)
+    if tree.root_node.has_error:
+        warnings.append(f"syntax error at line {_first_error_line(tree.root_node)}; facts are partial")
+    return dataclasses.replace(facts, warnings=tuple(warnings))
+
+
+def _first_error_line(root: Any) -> int:
+    # Iterative: an error deep in a 500-level expression must not recurse.
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0]) + 1
+        if node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return int(root.start_point[0]) + 1
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def chain(node: Any) -> str:
+    """Name chain of an expression: `a.b(x).c` -> "a.b().c"; unnameable parts -> "?"."""
+    text = node.text
+    if _SIMPLE_CHAIN.fullmatch(text):
+        return text.decode()
+    parts: list[str] = []
+    called = False
+    while True:
+        kind = node.type
+        if kind == "identifier":
+            parts.append(_text(node) + ("()" if called else ""))
+            break
+        if kind == "attribute":
+            parts.append(_text(node.child_by_field_name("attribute")) + ("()" if called else ""))
+            called = False
+            node = node.child_by_field_name("object")
+        elif kind == "call":
+            if called:  # f()() : the inner result is not nameable
+                parts.append("?")
+                break
+            called = True
+            node = node.child_by_field_name("function")
+        elif kind == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        else:
+            parts.append("?")
+            break
+    return ".".join(reversed(parts))
+
+
+class _Scopes:
+    """Innermost enclosing definition of a byte offset (definitions nest as intervals)."""
+
+    def __init__(self, spans: list[tuple[int, int, str]]):
+        self._spans = sorted(spans)
+        self._starts = [s[0] for s in self._spans]
+
+    def at(self, offset: int) -> str:
+        i = bisect.bisect_right(self._starts, offset) - 1
+        # Walk back over earlier siblings until a span that contains offset.
+        while i >= 0:
+            start, end, name = self._spans[i]
+            if start <= offset < end:
+                return name
+            i -= 1
+        return ""
+
+
+class _Extractor:
+    def __init__(self, matches: dict[str, list[dict[str, Any]]]):
+        self.m = matches
+        self.all_names: tuple[str, ...] | None = None
+        self.warnings: tuple[str, ...] = ()
+
+    def facts(self) -> FileFacts:
+        defs, body_spans = self._definitions()
+        scopes = _Scopes(body_spans)
+        imports = tuple(self._imports(scopes))
+        local_names = {d.qualname for d in defs if "." not in d.qualname}
+        local_names.update(i.bound_name for i in imports)
+        value_nodes: list[Any] = []
+        bindings = tuple(self._bindings(scopes, local_names, value_nodes))
+        callee_spans = {(m["callee"].start_byte, m["callee"].end_byte) for m in self.m["call"]}
+        calls = tuple(self._calls(scopes))
+        references = tuple(self._references(scopes, local_names, callee_spans, value_nodes))
+        return FileFacts(tuple(defs), imports, calls, references, bindings, self.all_names, self.warnings)
+
+    # -- definitions ---------------------------------------------------------------
+
+    def _definitions(self) -> tuple[list[Definition], list[tuple[int, int, str]]]:
+        decorators: dict[int, list[str]] = {}
+        for m in self.m["decorator"]:
+            text = " ".join(_text(m["decorator"]).split())
+            decorators.setdefault(m["target"].start_byte, []).append(text[1:].strip())
+        nodes = sorted((m["def"] for m in self.m["def"]), key=lambda n: n.start_byte)
+        stack: list[tuple[int, str, DefKind]] = []  # (end_byte, qualname, kind) of open definitions
+        defs: list[Definition] = []
+        # Body spans, not whole definitions: a decorator, base class or default value
+        # is evaluated in the enclosing scope, as in Python.
+        spans: list[tuple[int, int, str]] = []
+        for node in nodes:
+            while stack and stack[-1][0] <= node.start_byte:
+                stack.pop()
+            name_node = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name_node is None or body is None:
+                continue
+            name = _text(name_node)
+            is_class = node.type == "class_definition"
+            parent = stack[-1] if stack else None
+            if parent is None:
+                qualname = name
+            elif parent[2] is DefKind.CLASS:
+                qualname = f"{parent[1]}.{name}"
+            else:
+                qualname = f"{parent[1]}.<locals>.{name}"
+            if is_class:
+                kind = DefKind.CLASS
+            elif parent is not None and parent[2] is DefKind.CLASS:
+                kind = DefKind.METHOD
+            else:
+                kind = DefKind.FUNCTION
+            header = node.text[: body.start_byte - node.start_byte].decode("utf-8", "replace")
+            bases: tuple[str, ...] = ()
+            returns = None
+            if is_class:
+                sup = node.child_by_field_name("superclasses")
+                if sup is not None:
+                    bases = tuple(chain(b) for b in sup.named_children if b.type in ("identifier", "attribute"))
+            else:
+                ret = node.child_by_field_name("return_type")
+                if ret is not None:
+                    returns = _text(ret)
+            defs.append(
+                Definition(
+                    qualname=qualname,
+                    kind=kind,
+                    line=node.start_point[0] + 1,
+                    end_line=node.end_point[0] + 1,
+                    signature=" ".join(header.split()).rstrip(":").rstrip(),
+                    decorators=tuple(decorators.get(node.start_byte, ())),
+                    bases=bases,
+                    returns=returns,
+                    is_async=not is_class and node.children[0].type == "async",
+                )
+            )
+            stack.append((node.end_byte, qualname, kind))
+            spans.append((body.start_byte, node.end_byte, qualname))
+        return defs, spans
+
+    # -- imports -------------------------------------------------------------------
+
+    def _imports(self, scopes: _Scopes) -> Iterable[Import]:
+        tc_ranges = [(m["block"].start_byte, m["block"].end_byte) for m in self.m["tc"] if m["cond"].text in _TYPE_CHECKING]
+        for m in self.m["import"]:
+            node = m["import"]
+            line, end_line = node.start_point[0] + 1, node.end_point[0] + 1
+            scope = scopes.at(node.start_byte)
+            tc = any(s <= node.start_byte < e for s, e in tc_ranges)
+            if node.type == "import_statement":
+                for item in node.children_by_field_name("name"):
+                    module, alias = _dotted_and_alias(item)
+                    yield Import(module, 0, None, alias, line, end_line, scope, tc)
+                continue
+            mod_node = node.child_by_field_name("module_name")
+            if mod_node is None:
+                continue
+            level = 0
+            module = ""
+            if mod_node.type == "relative_import":
+                for part in mod_node.named_children:
+                    if part.type == "import_prefix":
+                        level = part.text.count(b".")
+                    else:
+                        module = _text(part)
+            else:
+                module = _text(mod_node)
+            module = "".join(module.split())
+            if any(ch.type == "wildcard_import" for ch in node.named_children):
+                yield Import(module, level, "*", None, line, end_line, scope, tc)
+                continue
+            for item in node.children_by_field_name("name"):
+                name, alias = _dotted_and_alias(item)
+                yield Import(module, level, name, alias, line, end_line, scope, tc)
+
+    # -- calls ---------------------------------------------------------------------
+
+    def _calls(self, scopes: _Scopes) -> Iterable[CallSite]:
+        for m in self.m["call"]:
+            node, args = m["call"], m["args"]
+            n_pos = 0
+            keywords: list[str] = []
+            star = starstar = False
+            if args.type == "argument_list":
+                for arg in args.named_children:
+                    t = arg.type
+                    if t == "keyword_argument":
+                        keywords.append(_text(arg.child_by_field_name("name")))
+                    elif t == "list_splat":
+                        star = True
+                    elif t == "dictionary_splat":
+                        starstar = True
+                    elif t != "comment":
+                        n_pos += 1
+            else:  # f(x for x in y)
+                n_pos = 1
+            sp, ep = node.start_point, node.end_point
+            yield CallSite(
+                chain(m["callee"]), scopes.at(node.start_byte), sp[0] + 1, sp[1], ep[0] + 1, ep[1],
+                n_pos, tuple(keywords), star, starstar,
+            )
+
+    # -- references ----------------------------------------------------------------
+
+    def _references(
+        self, scopes: _Scopes, local_names: set[str], callee_spans: set[tuple[int, int]], value_nodes: list[Any]
+    ) -> Iterable[Reference]:
+        # Only uses rooted in a name this file imports or defines at module level:
+        # local variables passed around are not edges of the graph.
+        seen = set(callee_spans)
+
+        def ref(node: Any, kind: RefKind) -> Reference | None:
+            span = (node.start_byte, node.end_byte)
+            if span in seen:
+                return None
+            seen.add(span)
+            target = chain(node)
+            if target.split(".", 1)[0] not in local_names:
+                return None
+            sp, ep = node.start_point, node.end_point
+            return Reference(target, kind, scopes.at(node.start_byte), sp[0] + 1, sp[1], ep[0] + 1, ep[1])
+
+        # Most specific kind first: a base class is also inside an argument list.
+        for key, kind in (("ref.decorator", RefKind.DECORATOR), ("ref.base", RefKind.BASE), ("ref.value", RefKind.VALUE)):
+            for m in self.m[key]:
+                r = ref(m["ref"], kind)
+                if r:
+                    yield r
+        for node in value_nodes:
+            r = ref(node, RefKind.VALUE)
+            if r:
+                yield r
+        for m in self.m["attr"]:
+            if m["root"].text.decode("utf-8", "replace") in local_names:
+                r = ref(m["ref"], RefKind.ATTRIBUTE)
+                if r:
+                    yield r
+
+    # -- bindings: what receivers can be typed from --------------------------------
+
+    def _bindings(self, scopes: _Scopes, local_names: set[str], value_nodes: list[Any]) -> Iterable[Binding]:
+        for m in self.m["assign"]:
+            node = m["assign"]
+            left = node.child_by_field_name("left")
+            if left.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+                scope = scopes.at(node.start_byte)
+                for item in left.named_children:
+                    if item.type == "identifier":
+                        yield Binding(scope, _text(item), BindKind.VALUE, "", item.start_point[0] + 1)
+                continue
+            if left.type not in ("identifier", "attribute"):
+                continue
+            target = chain(left)
+            if "?" in target or "()" in target:
+                continue
+            if left.type == "attribute" and not target.startswith(("self.", "cls.")):
+                continue
+            right = node.child_by_field_name("right")
+            ann = node.child_by_field_name("type")
+            scope = scopes.at(node.start_byte)
+            line = node.start_point[0] + 1
+            if target == "__all__" and scope == "" and right is not None:
+                self.all_names = _string_list(right, None)
+            if ann is not None:
+                yield Binding(scope, target, BindKind.ANNOTATION, _text(ann), line)
+            if right is None:
+                continue
+            if right.type == "call":
+                callee = chain(right.child_by_field_name("function"))
+                args = right.child_by_field_name("arguments")
+                if callee in _PARTIAL and args is not None and args.named_child_count:
+                    first = args.named_children[0]
+                    if first.type in ("identifier", "attribute"):
+                        yield Binding(scope, target, BindKind.PARTIAL, chain(first), line)
+                        continue
+                yield Binding(scope, target, BindKind.CALL, callee, line)
+            elif right.type in ("identifier", "attribute"):
+                value = chain(right)
+                if value.split(".", 1)[0] in local_names:
+                    yield Binding(scope, target, BindKind.ALIAS, value, line)
+                else:
+                    yield Binding(scope, target, BindKind.VALUE, "", line)
+                value_nodes.append(right)
+            elif ann is None:
+                yield Binding(scope, target, BindKind.VALUE, "", line)
+        for m in self.m["augassign"]:
+            if m["left"].text == b"__all__" and scopes.at(m["left"].start_byte) == "":
+                extra = _string_list(m["right"], None)
+                if extra is not None:
+                    self.all_names = (self.all_names or ()) + extra
+        for m in self.m["with"]:
+            target = m["target"]
+            yield Binding(scopes.at(target.start_byte), _text(target), BindKind.WITH, chain(m["callee"]), target.start_point[0] + 1)
+        for m in self.m["param"]:
+            # A parameter belongs to its function's body scope, not the enclosing one.
+            yield Binding(scopes.at(m["body"].start_byte), _text(m["name"]), BindKind.ANNOTATION, _text(m["type"]), m["name"].start_point[0] + 1)
+
+
+def _dotted_and_alias(item: Any) -> tuple[str, str | None]:
+    if item.type == "aliased_import":
+        return "".join(_text(item.child_by_field_name("name")).split()), _text(item.child_by_field_name("alias"))
+    return "".join(_text(item).split()), None
+
+
+def _string_list(node: Any, previous: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """`__all__ = [...]` of string literals; `previous` when it is computed."""
+    if node.type not in ("list", "tuple"):
+        return previous
+    names: list[str] = []
+    for item in node.named_children:
+        if item.type != "string":
+            return previous
+        content = [c for c in item.named_children if c.type == "string_content"]
+        if len(content) > 1:
+            return previous
+        names.append(_text(content[0]) if content else "")
+    return tuple(names)

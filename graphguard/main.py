@@ -1,0 +1,57 @@
+"""Command line: parse arguments, dispatch to one command function, map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from graphguard import __version__
+from graphguard.error_handler import Exit, error_handler
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphguard", description="A code graph that blocks commits leaving a caller broken.")
+    parser.add_argument("--version", action="version", version=f"graphguard {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str, formats: Sequence[str] = ("text", "json")) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--repo", default=".", help="the repository (default: the one holding the current directory)")
+        p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+        if formats:
+            p.add_argument("--format", choices=formats, default="text")
+        return p
+
+    command("index", "build or bring up to date the graph of the repository at HEAD")
+    command("refresh", "bring the graph up to date after git moved HEAD (for post-* hooks)", formats=())
+    command("stats", "what the graph holds and how much of it resolved")
+    p = command("callers", "every call site and reference of a symbol")
+    p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        with error_handler(getattr(args, "debug", False)):
+            repo = os.path.abspath(args.repo)
+            if args.command == "index":
+                from graphguard.commands.index import index
+
+                return index(repo, fmt=args.format)
+            if args.command == "refresh":
+                from graphguard.commands.index import refresh
+
+                return refresh(repo)
+            if args.command == "stats":
+                from graphguard.commands.stats import stats
+
+                return stats(repo, fmt=args.format)
+            if args.command == "callers":
+                from graphguard.commands.callers import callers
+
+                return callers(repo, args.symbol, fmt=args.format)
+            raise NotImplementedError(args.command)
+    except Exit as e:
+        return e.code

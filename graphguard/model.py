@@ -1,0 +1,205 @@
+"""The facts that flow between parsing, resolution and the store.
+
+Facts of one file depend only on its blob: they hold no path and no module
+name, so they can be cached by blob SHA and shared by every commit, branch
+and worktree that has the same content. Lines are 1-based, columns 0-based
+byte offsets, end positions inclusive for lines and exclusive for columns.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+
+#: Bump when the shape of FileFacts changes: cached facts of another version are re-parsed.
+FACTS_VERSION = 2
+
+
+class DefKind(enum.Enum):
+    FUNCTION = "function"
+    METHOD = "method"
+    CLASS = "class"
+
+
+class RefKind(enum.Enum):
+    DECORATOR = "decorator"
+    BASE = "base"
+    VALUE = "value"          # passed or assigned as a value: a callback
+    ATTRIBUTE = "attribute"  # `mod.attr` read without a call
+
+
+class BindKind(enum.Enum):
+    """How a name got a value we can type without running anything."""
+
+    CALL = "call"              # x = Client()  /  self.s = make_session()
+    ALIAS = "alias"            # Alias = Class  /  fn = other_fn
+    PARTIAL = "partial"        # fn = functools.partial(other_fn, ...)
+    ANNOTATION = "annotation"  # x: Client  /  def f(x: Client)  /  session: Session (class body)
+    WITH = "with"              # with Client() as c
+    VALUE = "value"            # HORIZONTAL = 1: a name that exists, of no type we follow
+
+
+class EdgeKind(enum.Enum):
+    CALL = "call"
+    IMPORT = "import"
+    INHERIT = "inherit"
+    REFERENCE = "reference"
+    TEST_OF = "test-of"
+
+
+class Resolution(enum.Enum):
+    """How a call site or reference found its target."""
+
+    EXACT = "exact"        # followed names, imports, aliases, receiver types
+    PARTIAL = "partial"    # through functools.partial: some arguments were bound earlier
+    BY_NAME = "by-name"    # the only class hierarchy that defines this method name (decided at query time)
+    EXTERNAL = "external"  # stdlib, third-party or builtins
+    UNRESOLVED = "unresolved"
+
+
+@dataclass(frozen=True)
+class Definition:
+    qualname: str  # module-relative: "total", "Cart.checkout", "f.<locals>.g"
+    kind: DefKind
+    line: int
+    end_line: int
+    signature: str  # the header as written, whitespace collapsed: "def total(items, tax_rate)"
+    decorators: tuple[str, ...] = ()
+    bases: tuple[str, ...] = ()  # class bases as callee chains ("models.Model")
+    returns: str | None = None  # return annotation text
+    is_async: bool = False
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # dotted, without the leading dots of a relative import ("" for `from . import x`)
+    level: int  # leading dots
+    name: str | None  # None for `import a.b`; "*" for a star import
+    alias: str | None
+    line: int
+    end_line: int
+    scope: str = ""  # enclosing definition ("" = module level)
+    type_checking: bool = False
+
+    @property
+    def bound_name(self) -> str:
+        """The local name the statement binds."""
+        if self.alias:
+            return self.alias
+        if self.name is not None:
+            return self.name
+        return self.module.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class CallSite:
+    # Callee as a chain of names: "total", "self.session.get", "client.get_session().close",
+    # "super().save"; an unnameable receiver is "?": "?.join" for `"".join(...)`.
+    callee: str
+    scope: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    n_positional: int = 0
+    keywords: tuple[str, ...] = ()
+    has_star: bool = False
+    has_starstar: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.callee.rsplit(".", 1)[-1].removesuffix("()")
+
+
+@dataclass(frozen=True)
+class Reference:
+    target: str  # a name chain: "timezone.now", "helper", "models.Model"
+    kind: RefKind
+    scope: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass(frozen=True)
+class Binding:
+    scope: str  # definition whose body holds it ("" = module); class body for class-level annotations
+    target: str  # "x", or "self.session" for instance attributes
+    kind: BindKind
+    value: str  # callee chain (CALL, WITH, PARTIAL's function), name chain (ALIAS) or annotation text
+    line: int
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    definitions: tuple[Definition, ...] = ()
+    imports: tuple[Import, ...] = ()
+    calls: tuple[CallSite, ...] = ()
+    references: tuple[Reference, ...] = ()
+    bindings: tuple[Binding, ...] = ()
+    all_names: tuple[str, ...] | None = None
+    warnings: tuple[str, ...] = ()
+    parsed: bool = True  # False when the file was skipped (binary, too large): facts are empty
+
+    # Compact JSON rows: the blob cache stores millions of these, so no key names.
+    def to_json(self) -> str:
+        return json.dumps(
+            [
+                FACTS_VERSION,
+                [[d.qualname, d.kind.value, d.line, d.end_line, d.signature, d.decorators, d.bases, d.returns, d.is_async] for d in self.definitions],
+                [[i.module, i.level, i.name, i.alias, i.line, i.end_line, i.scope, i.type_checking] for i in self.imports],
+                [[c.callee, c.scope, c.line, c.col, c.end_line, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar] for c in self.calls],
+                [[r.target, r.kind.value, r.scope, r.line, r.col, r.end_line, r.end_col] for r in self.references],
+                [[b.scope, b.target, b.kind.value, b.value, b.line] for b in self.bindings],
+                self.all_names,
+                self.warnings,
+                self.parsed,
+            ],
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> FileFacts:
+        row = json.loads(text)
+        if row[0] != FACTS_VERSION:
+            raise ValueError(f"facts version {row[0]}, expected {FACTS_VERSION}")
+        _, defs, imps, calls, refs, binds, all_names, warnings, parsed = row
+        return cls(
+            definitions=tuple(
+                Definition(q, DefKind(k), l, e, s, tuple(dec), tuple(b), r, a) for q, k, l, e, s, dec, b, r, a in defs
+            ),
+            imports=tuple(Import(*i) for i in imps),
+            calls=tuple(CallSite(c[0], c[1], c[2], c[3], c[4], c[5], c[6], tuple(c[7]), c[8], c[9]) for c in calls),
+            references=tuple(Reference(t, RefKind(k), s, l, c, el, ec) for t, k, s, l, c, el, ec in refs),
+            bindings=tuple(Binding(s, t, BindKind(k), v, l) for s, t, k, v, l in binds),
+            all_names=tuple(all_names) if all_names is not None else None,
+            warnings=tuple(warnings),
+            parsed=parsed,
+        )
+
+
+@dataclass(frozen=True)
+class Warning:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One Python file of a snapshot."""
+
+    path: str
+    blob: str
+    module: str
+    is_package: bool = False  # an __init__.py
+    is_test: bool = False
+
+
+@dataclass
+class Counts:
+    files: int = 0
+    parsed: int = 0
+    warnings: list[Warning] = field(default_factory=list)

@@ -1,0 +1,630 @@
+"""Resolution: from the names a file uses to the definitions they reach.
+
+Pure over a `ModuleMap` and a loader of `FileFacts`. Files are resolved one at a
+time; whatever a file needs of other modules (their namespaces, class members,
+return annotations) is loaded lazily and memoised, so an incremental update
+that re-resolves three files touches only the modules those three reach.
+
+Targets are values, never exceptions: a name resolves to a symbol of the
+repository, a module, an instance of a repository class, something external
+(stdlib, third-party, builtins), or nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graphguard.model import Binding, BindKind, DefKind, Definition, FileFacts, Import, RefKind, Resolution
+from graphguard.modules import STDLIB, ModuleMap
+
+BUILTINS = frozenset(dir(builtins))
+MAX_DEPTH = 24  # re-export chains and alias loops end here
+
+# --- targets ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sym:
+    path: str
+    qualname: str  # full dotted name: module + local qualname
+    local: str  # module-relative qualname
+    kind: DefKind
+
+
+@dataclass(frozen=True)
+class Mod:
+    name: str
+    path: str | None  # None for a namespace package folder
+
+
+@dataclass(frozen=True)
+class Inst:
+    cls: Sym
+
+
+@dataclass(frozen=True)
+class Ext:
+    name: str
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A callable from functools.partial: arguments were bound earlier."""
+
+    func: Sym
+
+
+@dataclass(frozen=True)
+class Data:
+    """A name the repository defines whose value we do not follow (`HORIZONTAL = 1`)."""
+
+    path: str
+    qualname: str
+
+
+Target = Sym | Mod | Inst | Ext | Partial | Data | None
+
+# --- what a file resolves to ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Site:
+    """A row of the graph: one use of a name at a place, and what it reaches."""
+
+    kind: str  # "call" | "reference" | "inherit" | "import"
+    scope: str  # full qualname of the enclosing definition, or the module name
+    text: str  # the callee chain / referenced name as written
+    name: str  # its last name: what a by-name query matches
+    resolution: Resolution
+    target: str | None  # full qualname
+    target_path: str | None
+    init_target: str | None  # for instantiation: the __init__ that runs
+    line: int
+    end_line: int
+    col: int = 0
+    end_col: int = 0
+    n_positional: int = 0
+    keywords: tuple[str, ...] = ()
+    has_star: bool = False
+    has_starstar: bool = False
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    line: int
+    module: str  # absolute module name as imported (relative ones made absolute)
+    name: str | None
+    status: str  # "internal" | "external" | "unresolved"
+    target_path: str | None
+    scope: str
+    type_checking: bool
+
+
+@dataclass
+class FileResolution:
+    path: str
+    module: str
+    sites: list[Site] = field(default_factory=list)
+    imports: list[ImportRow] = field(default_factory=list)
+    # imported file -> distinct symbols of it this file uses
+    uses: dict[str, set[str]] = field(default_factory=dict)
+
+
+# --- per-module tables built from facts ----------------------------------------------
+
+_OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
+_UNION = re.compile(r"^(?:typing\.|t\.)?Union\[(.+)\]$")
+_CHAIN = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
+
+
+def annotation_chain(text: str) -> str | None:
+    """The class an annotation names for a receiver: `Optional["Client"]` -> "Client"."""
+    text = text.strip()
+    for _ in range(4):
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            text = text[1:-1].strip()
+        m = _OPTIONAL.match(text)
+        if m:
+            text = m.group(1).strip()
+            continue
+        m = _UNION.match(text)
+        if m:
+            text = m.group(1)
+        if "|" in text or "," in text:
+            parts = [p.strip() for p in re.split(r"[|,]", text) if p.strip() not in ("None", "")]
+            if len(parts) != 1:
+                return None
+            text = parts[0]
+            continue
+        break
+    return text if _CHAIN.match(text) else None
+
+
+class ModuleInfo:
+    """Namespaces of one file: module level, each function scope, each class."""
+
+    def __init__(self, path: str, module: str, facts: FileFacts):
+        self.path = path
+        self.module = module
+        self.facts = facts
+        self.defs: dict[str, Definition] = {d.qualname: d for d in facts.definitions}
+        # name -> entries in source order; an entry is ("def"|"import"|"binding", payload)
+        self.ns: dict[str, list[tuple[int, str, object]]] = defaultdict(list)
+        self.scope_ns: dict[str, dict[str, list[tuple[int, str, object]]]] = defaultdict(lambda: defaultdict(list))
+        self.stars: list[Import] = []
+        self.class_attrs: dict[str, dict[str, list[Binding]]] = defaultdict(lambda: defaultdict(list))
+        for d in facts.definitions:
+            if "." not in d.qualname:
+                self.ns[d.qualname].append((d.line, "def", d))
+            elif ".<locals>." in d.qualname:
+                parent, name = d.qualname.rsplit(".<locals>.", 1)
+                if "." not in name:
+                    self.scope_ns[parent][name].append((d.line, "def", d))
+        for imp in facts.imports:
+            if imp.name == "*":
+                if not imp.scope:
+                    self.stars.append(imp)
+                continue
+            table = self.ns if not imp.scope else self.scope_ns[imp.scope]
+            table[imp.bound_name].append((imp.line, "import", imp))
+        for b in facts.bindings:
+            if b.target.startswith(("self.", "cls.")):
+                cls = self.class_of(b.scope)
+                if cls and b.target.count(".") == 1:
+                    self.class_attrs[cls][b.target.split(".", 1)[1]].append(b)
+                continue
+            if "." in b.target:
+                continue
+            if b.scope and b.scope in self.defs and self.defs[b.scope].kind is DefKind.CLASS:
+                self.class_attrs[b.scope][b.target].append(b)
+                continue
+            table = self.ns if not b.scope else self.scope_ns[b.scope]
+            table[b.target].append((b.line, "binding", b))
+        for entries in self.ns.values():
+            entries.sort(key=lambda e: e[0])
+
+    def class_of(self, scope: str) -> str | None:
+        """The class whose method holds `scope` (closures inside methods included)."""
+        method = scope.split(".<locals>.", 1)[0]
+        d = self.defs.get(method)
+        if d is None:
+            return None
+        if d.kind is DefKind.CLASS:
+            return method
+        if d.kind is DefKind.METHOD:
+            return method.rsplit(".", 1)[0]
+        return None
+
+
+# --- the resolver ----------------------------------------------------------------------
+
+
+class Resolver:
+    def __init__(self, modmap: ModuleMap, load: Callable[[str], FileFacts | None]):
+        self.modmap = modmap
+        self._load = load
+        self._infos: dict[str, ModuleInfo | None] = {}
+        self._attr_memo: dict[tuple[str, str], Target] = {}
+        self._member_memo: dict[tuple[str, str], Target] = {}
+        self._busy: set[tuple[str, str]] = set()
+        self._lookup_memo: dict[tuple[str, str, str], Target] = {}
+        self._busy_lookup: set[tuple[str, str, str]] = set()
+
+    # modules
+
+    def info(self, path: str) -> ModuleInfo | None:
+        if path not in self._infos:
+            facts = self._load(path)
+            self._infos[path] = ModuleInfo(path, self.modmap.module_of(path), facts) if facts is not None else None
+        return self._infos[path]
+
+    def module(self, name: str, near: str) -> Target:
+        path = self.modmap.find(name, near)
+        if path is not None:
+            return Mod(name, path)
+        if name in self.modmap.by_name or self._is_namespace(name):
+            return Mod(name, None)
+        return None
+
+    def _is_namespace(self, name: str) -> bool:
+        return name in self.modmap.prefixes
+
+    def external_or_none(self, name: str) -> Target:
+        """An absolute name that is not in the repository: external, unless it looks internal."""
+        if self.modmap.looks_internal(name) and name.split(".", 1)[0] not in STDLIB:
+            return None
+        return Ext(name)
+
+    def absolute(self, imp: Import, path: str) -> str | None:
+        if imp.level == 0:
+            return imp.module
+        base = self.modmap.relative_base(path, imp.level)
+        if base is None:
+            return None
+        return f"{base}.{imp.module}" if base and imp.module else (base or imp.module)
+
+    # a module's attributes
+
+    def module_attr(self, path: str, name: str, depth: int = 0) -> Target:
+        key = (path, name)
+        if key in self._attr_memo:
+            return self._attr_memo[key]
+        if key in self._busy or depth > MAX_DEPTH:
+            return None
+        self._busy.add(key)
+        try:
+            result = self._module_attr(path, name, depth)
+        finally:
+            self._busy.discard(key)
+        self._attr_memo[key] = result
+        return result
+
+    def _module_attr(self, path: str, name: str, depth: int) -> Target:
+        info = self.info(path)
+        if info is None:
+            return None
+        entries = info.ns.get(name)
+        if entries:
+            result = self._best(info, "", entries, depth)
+            if result is not None:
+                return result
+        sub = f"{info.module}.{name}"
+        found = self.module(sub, path) if self.modmap.is_package(path) else None
+        if found is not None:
+            return found
+        for star in info.stars:
+            base = self.absolute(star, path)
+            if base is None:
+                continue
+            target = self.module(base, path)
+            if isinstance(target, Mod) and target.path:
+                star_info = self.info(target.path)
+                if star_info and star_info.facts.all_names is not None and name not in star_info.facts.all_names:
+                    continue
+                if name.startswith("_"):
+                    continue
+                result = self.module_attr(target.path, name, depth + 1)
+                if result is not None:
+                    return result
+        return None
+
+    def _best(self, info: ModuleInfo, scope: str, entries: list[tuple[int, str, object]], depth: int) -> Target:
+        # Later bindings win, but a fallback import in `except ImportError:` must not
+        # hide the in-repository one: prefer the last entry that resolves in the repository.
+        fallback: Target = None
+        for _, kind, payload in reversed(entries):
+            t = self._entry(info, scope, kind, payload, depth)
+            if isinstance(t, (Sym, Mod, Inst, Partial)):
+                return t
+            if fallback is None or isinstance(t, Data) and not isinstance(fallback, Data):
+                fallback = t
+        return fallback
+
+    def _entry(self, info: ModuleInfo, scope: str, kind: str, payload: object, depth: int) -> Target:
+        if kind == "def":
+            d = payload
+            assert isinstance(d, Definition)
+            return Sym(info.path, f"{info.module}.{d.qualname}", d.qualname, d.kind)
+        if kind == "import":
+            imp = payload
+            assert isinstance(imp, Import)
+            return self.imported(imp, info.path, depth)
+        b = payload
+        assert isinstance(b, Binding)
+        found = self.binding(info, b, depth)
+        if found is None and not b.target.startswith(("self.", "cls.")):
+            prefix = f"{info.module}.{scope}." if scope else f"{info.module}."
+            return Data(info.path, prefix + b.target)
+        return found
+
+    def imported(self, imp: Import, path: str, depth: int = 0) -> Target:
+        base = self.absolute(imp, path)
+        if base is None:
+            return None
+        if imp.name is None:
+            # `import a.b` binds `a`; `import a.b as c` binds c to a.b.
+            name = base if imp.alias else base.split(".", 1)[0]
+            return self.module(name, path) or self.external_or_none(name)
+        target = self.module(base, path)
+        if target is None:
+            return self.external_or_none(f"{base}.{imp.name}")
+        assert isinstance(target, Mod)
+        return self.attribute(target, imp.name, depth + 1)
+
+    def binding(self, info: ModuleInfo, b: Binding, depth: int) -> Target:
+        if b.kind is BindKind.VALUE:
+            return None
+        if b.kind is BindKind.ANNOTATION:
+            chain = annotation_chain(b.value)
+            cls = self.chain(info, b.scope, chain, depth + 1) if chain else None
+            return Inst(cls) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
+        target = self.chain(info, b.scope, b.value, depth + 1)
+        if b.kind is BindKind.ALIAS:
+            return target
+        if b.kind is BindKind.PARTIAL:
+            return Partial(target) if isinstance(target, Sym) else None
+        return self.call_result(target, depth)
+
+    # attribute, call, member
+
+    def attribute(self, target: Target, attr: str, depth: int = 0) -> Target:
+        if depth > MAX_DEPTH or target is None:
+            return None
+        if isinstance(target, Mod):
+            if target.path is not None:
+                return self.module_attr(target.path, attr, depth + 1)
+            return self.module(f"{target.name}.{attr}", "")
+        if isinstance(target, Ext):
+            return Ext(f"{target.name}.{attr}")
+        if isinstance(target, Sym) and target.kind is DefKind.CLASS:
+            member = self.member(target, attr, depth + 1)
+            return member
+        if isinstance(target, Inst):
+            member = self.member(target.cls, attr, depth + 1)
+            return member
+        return None
+
+    def call_result(self, target: Target, depth: int = 0) -> Target:
+        if isinstance(target, Sym):
+            if target.kind is DefKind.CLASS:
+                return Inst(target)
+            info = self.info(target.path)
+            d = info.defs.get(target.local) if info else None
+            if d is None or not d.returns or info is None:
+                return None
+            chain = annotation_chain(d.returns)
+            if chain in ("Self", "typing.Self", "typing_extensions.Self"):
+                cls = info.class_of(target.local)
+                return Inst(Sym(info.path, f"{info.module}.{cls}", cls, DefKind.CLASS)) if cls else None
+            scope = target.local.rsplit(".", 1)[0] if "." in target.local else ""
+            if scope and info.defs.get(scope) and info.defs[scope].kind is DefKind.CLASS:
+                scope = ""  # annotations are evaluated at module level for methods
+            result = self.chain(info, scope, chain, depth + 1) if chain else None
+            return Inst(result) if isinstance(result, Sym) and result.kind is DefKind.CLASS else None
+        if isinstance(target, Ext):
+            return Ext(target.name + "()")
+        if isinstance(target, Partial):
+            return self.call_result(target.func, depth)
+        return None
+
+    def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> Target:
+        key = (cls.qualname, attr)
+        if key in self._member_memo:
+            return self._member_memo[key]
+        if cls.qualname in seen or depth > MAX_DEPTH:
+            return None
+        result = self._member(cls, attr, depth, seen | {cls.qualname})
+        self._member_memo[key] = result
+        return result
+
+    def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[str]) -> Target:
+        info = self.info(cls.path)
+        if info is None:
+            return None
+        local = f"{cls.local}.{attr}"
+        d = info.defs.get(local)
+        if d is not None:
+            return Sym(info.path, f"{info.module}.{local}", local, d.kind)
+        for b in info.class_attrs.get(cls.local, {}).get(attr, ()):
+            t = self.binding(info, b, depth + 1)
+            if t is not None:
+                return t
+        for base in self.bases(cls, depth):
+            if isinstance(base, Sym):
+                found = self.member(base, attr, depth + 1, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def bases(self, cls: Sym, depth: int = 0) -> list[Target]:
+        info = self.info(cls.path)
+        d = info.defs.get(cls.local) if info else None
+        if d is None or info is None:
+            return []
+        scope = cls.local.rsplit(".", 1)[0] if "." in cls.local else ""
+        return [self.chain(info, scope, b, depth + 1) for b in d.bases]
+
+    # names and chains in a scope
+
+    def lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
+        key = (info.path, scope, name)
+        if key in self._lookup_memo:
+            return self._lookup_memo[key]
+        if key in self._busy_lookup:
+            return None  # `x = x.strip()`: a name defined through itself
+        self._busy_lookup.add(key)
+        try:
+            result = self._lookup(info, scope, name, depth)
+        finally:
+            self._busy_lookup.discard(key)
+        self._lookup_memo[key] = result
+        return result
+
+    def _lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
+        # Function scopes from the innermost out; class bodies only for their own body.
+        s = scope
+        while s:
+            entries = info.scope_ns.get(s, {}).get(name)
+            if entries:
+                return self._best(info, s, entries, depth)
+            d = info.defs.get(s)
+            if d is not None and d.kind is DefKind.CLASS and s == scope:
+                for b in info.class_attrs.get(s, {}).get(name, ()):
+                    return self.binding(info, b, depth + 1)
+                inner = info.defs.get(f"{s}.{name}")
+                if inner is not None:
+                    return Sym(info.path, f"{info.module}.{inner.qualname}", inner.qualname, inner.kind)
+            if ".<locals>." in s:
+                s = s.rsplit(".<locals>.", 1)[0]
+            elif "." in s:
+                s = s.rsplit(".", 1)[0]
+            else:
+                s = ""
+        if name in info.ns:
+            return self.module_attr(info.path, name, depth + 1)
+        if name in BUILTINS:
+            return Ext(f"builtins.{name}")
+        if info.stars:
+            return self.module_attr(info.path, name, depth + 1)
+        return None
+
+    def chain(self, info: ModuleInfo, scope: str, chain: str, depth: int = 0) -> Target:
+        if depth > MAX_DEPTH or not chain:
+            return None
+        parts = chain.split(".")
+        head = parts[0]
+        called = head.endswith("()")
+        head = head.removesuffix("()")
+        if head == "?":
+            return None
+        if head == "super" and called:
+            cls_local = info.class_of(scope)
+            if cls_local is None or len(parts) < 2:
+                return None
+            cls = Sym(info.path, f"{info.module}.{cls_local}", cls_local, DefKind.CLASS)
+            attr = parts[1]
+            attr_called = attr.endswith("()")
+            attr = attr.removesuffix("()")
+            target: Target = None
+            for base in self.bases(cls, depth):
+                if isinstance(base, Sym):
+                    target = self.member(base, attr, depth + 1)
+                    if target is not None:
+                        break
+            if attr_called:
+                target = self.call_result(target, depth)
+            rest = parts[2:]
+        else:
+            if head in ("self", "cls") and info.class_of(scope):
+                cls_local = info.class_of(scope)
+                assert cls_local is not None
+                cls = Sym(info.path, f"{info.module}.{cls_local}", cls_local, DefKind.CLASS)
+                target = Inst(cls) if head == "self" else cls
+            else:
+                target = self.lookup(info, scope, head, depth)
+            if called:
+                target = self.call_result(target, depth)
+            rest = parts[1:]
+        for part in rest:
+            if target is None:
+                return None
+            attr = part.removesuffix("()")
+            target = self.attribute(target, attr, depth + 1)
+            if part.endswith("()"):
+                target = self.call_result(target, depth + 1)
+        return target
+
+    # a whole file
+
+    def resolve_file(self, path: str) -> FileResolution:
+        info = self.info(path)
+        module = self.modmap.module_of(path)
+        out = FileResolution(path, module)
+        if info is None:
+            return out
+        memo: dict[tuple[str, str], Target] = {}
+
+        def resolve(scope: str, chain: str) -> Target:
+            key = (scope, chain)
+            if key not in memo:
+                memo[key] = self.chain(info, scope, chain)
+            return memo[key]
+
+        def full_scope(scope: str) -> str:
+            return f"{module}.{scope}" if scope else module
+
+        def use(t: Sym) -> None:
+            if t.path != path:
+                out.uses.setdefault(t.path, set()).add(t.qualname)
+
+        for c in info.facts.calls:
+            t = resolve(c.scope, c.callee)
+            resolution = Resolution.UNRESOLVED
+            target = target_path = init = None
+            if isinstance(t, Partial):
+                t, resolution = t.func, Resolution.PARTIAL
+            if isinstance(t, Inst):  # calling an instance runs __call__
+                t = self.member(t.cls, "__call__")
+            if isinstance(t, Sym):
+                if resolution is Resolution.UNRESOLVED:
+                    resolution = Resolution.EXACT
+                target, target_path = t.qualname, t.path
+                use(t)
+                if t.kind is DefKind.CLASS:
+                    ctor = self.member(t, "__init__")
+                    if isinstance(ctor, Sym):
+                        init = ctor.qualname
+            elif isinstance(t, Ext):
+                resolution = Resolution.EXTERNAL
+            out.sites.append(
+                Site("call", full_scope(c.scope), c.callee, c.name, resolution, target, target_path, init,
+                     c.line, c.end_line, c.col, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar)
+            )
+        for r in info.facts.references:
+            t = resolve(r.scope, r.target)
+            if isinstance(t, Partial):
+                t = t.func
+            if isinstance(t, Inst):
+                continue  # a module-level instance is data, not an interface
+            kind = "inherit" if r.kind is RefKind.BASE else "reference"
+            name = r.target.rsplit(".", 1)[-1]
+            if isinstance(t, Sym):
+                use(t)
+                out.sites.append(Site(kind, full_scope(r.scope), r.target, name, Resolution.EXACT, t.qualname, t.path, None,
+                                      r.line, r.end_line, r.col, r.end_col))
+            elif isinstance(t, Mod) and t.path and t.path != path:
+                out.uses.setdefault(t.path, set())
+        for imp in info.facts.imports:
+            out.imports.append(self._import_row(imp, path, out, full_scope))
+        return out
+
+    def _import_row(self, imp: Import, path: str, out: FileResolution, full_scope: Callable[[str], str]) -> ImportRow:
+        base = self.absolute(imp, path)
+        if base is None:
+            return ImportRow(imp.line, "." * imp.level + imp.module, imp.name, "unresolved", None, imp.scope, imp.type_checking)
+        if imp.name == "*":
+            t: Target = self.module(base, path) or self.external_or_none(base)
+        else:
+            t = self.imported(imp, path)
+            if imp.name is None and isinstance(t, Mod):
+                t = self.module(base, path)  # the edge goes to a.b, not a
+        if isinstance(t, Partial):
+            t = t.func
+        if isinstance(t, (Inst, Data)):  # a module-level value (`settings`): depend on its module
+            t = self.module(base, path) if imp.name is not None else None
+        if isinstance(t, Sym):
+            out.uses.setdefault(t.path, set()).add(t.qualname) if t.path != path else None
+            out.sites.append(Site("import", full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.EXACT,
+                                  t.qualname, t.path, None, imp.line, imp.end_line))
+            return ImportRow(imp.line, base, imp.name, "internal", t.path, imp.scope, imp.type_checking)
+        if isinstance(t, Mod):
+            if t.path and t.path != path:
+                out.uses.setdefault(t.path, set())
+            return ImportRow(imp.line, base, imp.name, "internal", t.path, imp.scope, imp.type_checking)
+        if isinstance(t, Ext):
+            return ImportRow(imp.line, base, imp.name, "external", None, imp.scope, imp.type_checking)
+        # An attribute of an in-repository module we could not find (set at runtime, or gone).
+        return ImportRow(imp.line, base, imp.name, "unresolved", None, imp.scope, imp.type_checking)
+
+
+def interface_digest(facts: FileFacts) -> str:
+    """What other files' resolution can depend on: names, classes, return types, re-exports.
+
+    A change that keeps this digest (a body-only edit) needs no importer re-resolved.
+    """
+    import hashlib
+
+    parts: list[object] = [facts.all_names]
+    parts += [(d.qualname, d.kind.value, d.returns, d.bases) for d in facts.definitions if ".<locals>." not in d.qualname]
+    parts += [(i.module, i.level, i.name, i.alias) for i in facts.imports if not i.scope]
+    classes = {d.qualname for d in facts.definitions if d.kind is DefKind.CLASS}
+    parts += [
+        (b.scope, b.target, b.kind.value, b.value)
+        for b in facts.bindings
+        if not b.scope or b.scope in classes or b.target.startswith(("self.", "cls."))
+    ]
+    return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
