@@ -128,3 +128,72 @@ def read_blobs(root: str, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
             yield sha, data
     finally:
         g.clear_cache()
+
+
+WORKTREE = "WORKTREE"  # the working tree, as a pseudo revision
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # A, M, D (renames are a D and an A: both sides are checked)
+    path: str
+
+
+def parse_name_status(out: bytes) -> list[Change]:
+    """`git diff --name-status -z --no-renames`: status NUL path NUL ..."""
+    parts = zsplit(out)
+    return [Change(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+
+
+def diff(root: str, old: str, new: str) -> list[Change]:
+    """Files that differ between `old` (a commit) and `new` (a commit, INDEX or WORKTREE)."""
+    args = ["diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules"]
+    if new == INDEX:
+        out = run(root, *args, "--cached", old)
+    elif new == WORKTREE:
+        out = run(root, *args, old)
+    else:
+        out = run(root, *args, old, new)
+    changes = parse_name_status(out)
+    if new == WORKTREE:
+        changes += [Change("A", p) for p in untracked(root)]
+    return changes
+
+
+def untracked(root: str) -> list[str]:
+    return zsplit(run(root, "ls-files", "-z", "--others", "--exclude-standard"))
+
+
+def has_staged_changes(root: str) -> bool:
+    return bool(run(root, "diff", "--cached", "--name-only", "-z", "--no-ext-diff", "HEAD").strip(b"\0"))
+
+
+def has_unstaged_changes(root: str) -> bool:
+    return bool(run(root, "diff", "--name-only", "-z", "--no-ext-diff").strip(b"\0")) or bool(untracked(root))
+
+
+def is_shallow(root: str) -> bool:
+    return run(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+
+def merge_base(root: str, a: str, b: str) -> str | None:
+    out = run(root, "merge-base", a, b, check=False).strip()
+    return out.decode() or None
+
+
+def blobs_at(root: str, rev: str, paths: list[str]) -> dict[str, TreeEntry]:
+    """path -> entry at a commit or in the index, for the given paths only."""
+    if not paths:
+        return {}
+    if rev == INDEX:
+        entries = parse_ls_files_stage(run(root, "ls-files", "-s", "-z", "--", *paths))
+    else:
+        entries = parse_ls_tree(run(root, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths))
+    return {e.path: e for e in entries}
+
+
+def blob_sha(data: bytes) -> str:
+    """The SHA git would give these bytes as a blob (for working-tree files)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

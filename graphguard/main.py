@@ -26,13 +26,20 @@ def _parser() -> argparse.ArgumentParser:
     command("index", "build or bring up to date the graph of the repository at HEAD")
     command("refresh", "bring the graph up to date after git moved HEAD (for post-* hooks)", formats=())
     command("stats", "what the graph holds and how much of it resolved")
+    p = command("check", "block a change that leaves a caller broken; report interface changes", formats=("text", "json"))
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--staged", action="store_true", help="check the staged changes (the index) against HEAD")
+    what.add_argument("--worktree", action="store_true", help="check the working tree against HEAD")
+    what.add_argument("--base", metavar="REF", help="check the commits since the merge base with REF (CI on a pull request)")
+    p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
         with error_handler(getattr(args, "debug", False)):
             repo = os.path.abspath(args.repo)
@@ -48,6 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from graphguard.commands.stats import stats
 
                 return stats(repo, fmt=args.format)
+            if args.command == "check":
+                from graphguard.commands.check import check
+
+                if args.head and not args.base:
+                    parser.error("--head needs --base")
+                return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format)
             if args.command == "callers":
                 from graphguard.commands.callers import callers
 

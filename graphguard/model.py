@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 
 #: Bump when the shape of FileFacts changes: cached facts of another version are re-parsed.
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 
 
 class DefKind(enum.Enum):

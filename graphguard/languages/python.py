@@ -29,6 +29,8 @@ from graphguard.model import (
 
 #: Files above this size are generated or vendored data, not code anyone calls into.
 MAX_BYTES = 2_000_000
+#: Longer name chains keep their last parts and a "?" root.
+MAX_CHAIN = 32
 
 _SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -48,7 +50,13 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("ref.value", "(keyword_argument value: [(identifier) (attribute)] @ref)"),
     ("ref.base", "(class_definition superclasses: (argument_list [(identifier) (attribute)] @ref))"),
     ("ref.decorator", "(decorator [(identifier) (attribute)] @ref)"),
-    ("attr", "(attribute object: (identifier) @root) @ref"),
+    ("ref.value", "(return_statement [(identifier) (attribute)] @ref)"),
+    ("ref.value", "(raise_statement [(identifier) (attribute)] @ref)"),
+    ("ref.value", "(except_clause [(identifier) (attribute)] @ref)"),
+    ("ref.value", "(except_clause (tuple [(identifier) (attribute)] @ref))"),
+    ("kw", "(argument_list (keyword_argument name: (identifier) @kw) @arg) @args"),
+    ("splat", "(argument_list [(list_splat) (dictionary_splat)] @splat) @args"),
+    ("comment", "(argument_list (comment) @comment) @args"),
     ("assign", "(assignment left: (_)) @assign"),
     ("augassign", "(augmented_assignment left: (identifier) @left right: (_) @right)"),
     ("with", "(with_item value: (as_pattern (call function: (_) @callee) alias: (as_pattern_target (identifier) @target)))"),
@@ -120,12 +128,16 @@ def _text(node: Any) -> str:
 
 def chain(node: Any) -> str:
     """Name chain of an expression: `a.b(x).c` -> "a.b().c"; unnameable parts -> "?"."""
-    text = node.text
-    if _SIMPLE_CHAIN.fullmatch(text):
-        return text.decode()
+    # Short texts only: in a generated `a.b().b()...` every call's callee is the whole
+    # prefix, so copying texts or walking whole chains would be quadratic.
+    if node.end_byte - node.start_byte <= 256 and _SIMPLE_CHAIN.fullmatch(node.text):
+        return node.text.decode()
     parts: list[str] = []
     called = False
     while True:
+        if len(parts) >= MAX_CHAIN:  # the root of a longer chain is not nameable
+            parts.append("?")
+            break
         kind = node.type
         if kind == "identifier":
             parts.append(_text(node) + ("()" if called else ""))
@@ -286,24 +298,28 @@ class _Extractor:
     # -- calls ---------------------------------------------------------------------
 
     def _calls(self, scopes: _Scopes) -> Iterable[CallSite]:
+        # Keyword names, splats and comments come from their own patterns, keyed by the
+        # argument list's offset: cheaper than visiting every argument from Python.
+        keywords_at: dict[int, list[str]] = {}
+        for m in self.m["kw"]:
+            keywords_at.setdefault(m["args"].start_byte, []).append(m["kw"].text.decode("utf-8", "replace"))
+        splats_at: dict[int, list[str]] = {}
+        for m in self.m["splat"]:
+            splats_at.setdefault(m["args"].start_byte, []).append(m["splat"].type)
+        comments_at: dict[int, int] = {}
+        for m in self.m["comment"]:
+            comments_at[m["args"].start_byte] = comments_at.get(m["args"].start_byte, 0) + 1
         for m in self.m["call"]:
             node, args = m["call"], m["args"]
-            n_pos = 0
-            keywords: list[str] = []
-            star = starstar = False
             if args.type == "argument_list":
-                for arg in args.named_children:
-                    t = arg.type
-                    if t == "keyword_argument":
-                        keywords.append(_text(arg.child_by_field_name("name")))
-                    elif t == "list_splat":
-                        star = True
-                    elif t == "dictionary_splat":
-                        starstar = True
-                    elif t != "comment":
-                        n_pos += 1
+                at = args.start_byte
+                keywords = keywords_at.get(at, [])
+                splats = splats_at.get(at, ())
+                star = "list_splat" in splats
+                starstar = "dictionary_splat" in splats
+                n_pos = args.named_child_count - len(keywords) - len(splats) - comments_at.get(at, 0)
             else:  # f(x for x in y)
-                n_pos = 1
+                n_pos, keywords, star, starstar = 1, [], False, False
             sp, ep = node.start_point, node.end_point
             yield CallSite(
                 chain(m["callee"]), scopes.at(node.start_byte), sp[0] + 1, sp[1], ep[0] + 1, ep[1],
@@ -340,11 +356,6 @@ class _Extractor:
             r = ref(node, RefKind.VALUE)
             if r:
                 yield r
-        for m in self.m["attr"]:
-            if m["root"].text.decode("utf-8", "replace") in local_names:
-                r = ref(m["ref"], RefKind.ATTRIBUTE)
-                if r:
-                    yield r
 
     # -- bindings: what receivers can be typed from --------------------------------
 
@@ -366,6 +377,8 @@ class _Extractor:
             if left.type == "attribute" and not target.startswith(("self.", "cls.")):
                 continue
             right = node.child_by_field_name("right")
+            while right is not None and right.type == "assignment":  # x = y = Client(): x gets the value too
+                right = right.child_by_field_name("right")
             ann = node.child_by_field_name("type")
             scope = scopes.at(node.start_byte)
             line = node.start_point[0] + 1
@@ -396,8 +409,8 @@ class _Extractor:
         for m in self.m["augassign"]:
             if m["left"].text == b"__all__" and scopes.at(m["left"].start_byte) == "":
                 extra = _string_list(m["right"], None)
-                if extra is not None:
-                    self.all_names = (self.all_names or ()) + extra
+                # Extended by something computed: the list is no longer known (as for `= [...] + x`).
+                self.all_names = (self.all_names or ()) + extra if extra is not None else None
         for m in self.m["with"]:
             target = m["target"]
             yield Binding(scopes.at(target.start_byte), _text(target), BindKind.WITH, chain(m["callee"]), target.start_point[0] + 1)

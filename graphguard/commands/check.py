@@ -1,0 +1,364 @@
+"""`graphguard check`: find interface changes, walk to every use, decide, block or report.
+
+    what is compared (staged | worktree | two commits)
+      -> the changed .py files, old and new bytes (blobs; the working tree only for --worktree)
+      -> libcst signatures of both versions -> sigdiff -> changed symbols
+      -> uses: stored graph for unchanged files; changed files resolved fresh
+         against the old and the new version (an overlay: nothing stored changes)
+      -> impact.decide per use -> tests -> verdict -> report
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graphguard import git, output
+from graphguard.errors import GraphguardError
+from graphguard.graph import CodeGraph
+from graphguard.model import FileFacts
+from graphguard.modules import ModuleMap, is_python, is_test_path
+from graphguard.repo import Repo, ensure_current, open_repo
+from graphguard.result import CheckResult, FileWarning, SymbolImpact, TestHit
+
+
+@dataclass
+class Version:
+    """One side of the comparison for the changed files."""
+
+    rev: str  # a commit, INDEX or WORKTREE
+    data: dict[str, bytes] = field(default_factory=dict)  # path -> bytes (absent: the file does not exist)
+    blobs: dict[str, str] = field(default_factory=dict)  # path -> blob sha
+
+
+def _select(repo: Repo, head: str | None, staged: bool, worktree: bool, base: str | None, head_ref: str | None) -> tuple[str, str, str, list[str]]:
+    """(old commit, new rev, what is compared, notes)."""
+    root = repo.root
+    notes: list[str] = []
+    if base is not None:
+        if head is None:
+            raise GraphguardError("the repository has no commits; nothing to compare with --base")
+        new = git.resolve_commit(root, head_ref or "HEAD")
+        try:
+            base_commit = git.resolve_commit(root, base)
+        except GraphguardError:
+            hint = " (a shallow clone: fetch it, e.g. `git fetch origin main`)" if git.is_shallow(root) else ""
+            raise GraphguardError(f"unknown revision: {base}{hint}") from None
+        old = git.merge_base(root, base_commit, new)
+        if old is None:
+            if git.is_shallow(root):
+                raise GraphguardError(
+                    f"no merge base between {base} and {head_ref or 'HEAD'}: this is a shallow clone."
+                    " Fetch the history (actions/checkout with `fetch-depth: 0`, or `git fetch --deepen=200`)"
+                )
+            raise GraphguardError(f"{base} and {head_ref or 'HEAD'} have no common ancestor")
+        return old, new, "commits", notes
+    assert head is not None
+    if staged:
+        return head, git.INDEX, "staged", notes
+    if worktree:
+        return head, git.WORKTREE, "worktree", notes
+    if git.has_staged_changes(root):
+        if git.has_unstaged_changes(root):
+            notes.append("unstaged changes were not checked (staged changes were); `graphguard check --worktree` checks them")
+        return head, git.INDEX, "staged", notes
+    return head, git.WORKTREE, "worktree", notes
+
+
+def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Version:
+    version = Version(rev)
+    if rev == git.WORKTREE:
+        for path in paths:
+            full = os.path.join(root, path)
+            if os.path.islink(full):
+                warnings.append(FileWarning(path, "symlink; not checked"))
+                continue
+            try:
+                with open(full, "rb") as f:
+                    data = f.read()
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                continue
+            version.data[path] = data
+            version.blobs[path] = git.blob_sha(data)
+        return version
+    entries = git.blobs_at(root, rev, paths)
+    wanted = {}
+    for path, e in entries.items():
+        if e.mode == git.MODE_SYMLINK:
+            warnings.append(FileWarning(path, "symlink; not checked"))
+        elif e.mode != git.MODE_SUBMODULE:
+            wanted[e.sha] = path
+    for sha, data in git.read_blobs(root, sorted(wanted)):
+        pass_path = wanted[sha]
+        version.data[pass_path] = data
+        version.blobs[pass_path] = sha
+    # Several paths can share one blob.
+    for path, e in entries.items():
+        if path not in version.data and e.sha in version.blobs.values():
+            src = next(p for p, s in version.blobs.items() if s == e.sha)
+            version.data[path], version.blobs[path] = version.data[src], e.sha
+    return version
+
+
+def check(
+    repo_path: str,
+    *,
+    staged: bool = False,
+    worktree: bool = False,
+    base: str | None = None,
+    head: str | None = None,
+    fmt: str = "text",
+) -> int:
+    t0 = time.perf_counter()
+    repo = open_repo(repo_path)
+    root = repo.root
+    head_commit = git.head(root)
+    if base is None and head_commit is None:
+        result = CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
+        return _finish(result, fmt, t0)
+    old_rev, new_rev, compared, notes = _select(repo, head_commit, staged, worktree, base, head)
+    ensure_current(repo)
+    result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes)
+    changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path)]
+    result.files_changed = len(changes)
+    if changes:
+        _assess(repo, old_rev, new_rev, [c.path for c in changes], result)
+    return _finish(result, fmt, t0)
+
+
+def _finish(result: CheckResult, fmt: str, t0: float) -> int:
+    from graphguard.report import RENDERERS
+
+    result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+    output.write(RENDERERS[fmt](result))
+    return 1 if result.verdict == "block" else 0
+
+
+# --- the assessment ------------------------------------------------------------------------
+
+
+def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: CheckResult) -> None:
+    from graphguard import impact, sigdiff, signature
+    from graphguard.binding import CallShape
+    from graphguard.indexer import Indexer, parse_blob
+    from graphguard.resolve import Resolver
+
+    root = repo.root
+    warnings = result.warnings
+    old = _read(root, old_rev, paths, warnings)
+    new = _read(root, new_rev, paths, warnings)
+    store = repo.store
+    graph = CodeGraph(store.graph)
+    indexer = Indexer(repo.paths, store)
+
+    # Signatures of both versions of each changed file (libcst: these files only).
+    def sigs(version: Version, path: str, side: str) -> signature.ModuleSignatures | None:
+        data = version.data.get(path)
+        if data is None:
+            return signature.ModuleSignatures(defs={}, all_names=None)
+        try:
+            return signature.extract(data)
+        except signature.SignatureParseError as e:
+            if side == "new":
+                warnings.append(FileWarning(path, f"{e}; file not checked"))
+            return None
+
+    # Tree-sitter facts of the new versions go to the blob cache: once the commit
+    # lands, bringing the graph to it costs no parse.
+    new_facts: dict[str, FileFacts] = {}
+    fresh_rows = []
+    for path, data in new.data.items():
+        sha = new.blobs[path]
+        raw = store.load_facts(sha)
+        if raw is None:
+            raw = parse_blob(data)
+            fresh_rows.append((sha, raw))
+        new_facts[path] = FileFacts.from_json(raw)
+    if fresh_rows:
+        store.save_facts(fresh_rows)
+
+    # The snapshots around the changed files: the stored graph when it describes the old commit.
+    stored_head = store.meta("head")
+    if stored_head == old_rev:
+        old_entries = dict(store.graph.execute("SELECT path, blob FROM files").fetchall())
+    else:
+        entries, _ = indexer.snapshot(old_rev)
+        indexer.ensure_facts(entries)
+        old_entries = {e.path: e.blob for e in entries}
+    new_entries = {p: b for p, b in old_entries.items() if p not in paths}
+    new_entries.update(new.blobs)
+    old_map, new_map = ModuleMap.build(old_entries), ModuleMap.build(new_entries)
+
+    def cached(path: str, entries: dict[str, str]) -> FileFacts | None:
+        sha = entries.get(path)
+        return indexer.facts(sha) if sha else None
+
+    def old_loader(path: str) -> FileFacts | None:
+        if path in old.data:
+            sha = old.blobs[path]
+            return indexer.facts(sha) or FileFacts.from_json(parse_blob(old.data[path]))
+        return cached(path, old_entries)
+
+    def new_loader(path: str) -> FileFacts | None:
+        return new_facts.get(path) or (None if path in paths else cached(path, new_entries))
+
+    new_resolver = Resolver(new_map, new_loader)
+
+    # Changed symbols, per file, then moves across files.
+    symbol_changes: list[tuple[str, sigdiff.SymbolChange, signature.ModuleSignatures]] = []
+    for path in sorted(paths):
+        before, after = sigs(old, path, "old"), sigs(new, path, "new")
+        if before is None or after is None:
+            continue
+        for ch in sigdiff.compare(before, after):
+            symbol_changes.append((path, ch, after))
+    symbol_changes = _moves(symbol_changes, old_map, new_map, paths, new, sigs)
+    if not symbol_changes:
+        return
+
+    # Fresh resolution of the changed files' new versions, against both versions of the repository.
+    fresh_new = {p: new_resolver.resolve_file(p) for p in new.data if p in new_map.primary}
+    fresh_old = {}
+    for p in new.data:
+        if p not in old_map.primary and p not in new_map.primary:
+            continue
+        hybrid_map = old_map if p in old_map.primary else ModuleMap.build([*old_entries, p])
+        loader: Callable[[str], FileFacts | None] = (lambda q, p=p: new_facts[p] if q == p else old_loader(q))
+        fresh_old[p] = Resolver(hybrid_map, loader).resolve_file(p)
+
+    changed_paths = set(paths)
+    for path, ch, after_mod in symbol_changes:
+        old_module = old_map.primary.get(path) or new_map.primary.get(path, "")
+        new_path = path
+        qual = f"{old_module}.{ch.qualname}"
+        new_q = None
+        if ch.change.value in ("renamed", "signature"):
+            new_q = f"{new_map.primary.get(path, old_module)}.{ch.new_qualname or ch.qualname}"
+        elif ch.change.value == "moved" and ch.new_qualname:
+            new_q = ch.new_qualname
+            new_path = getattr(ch, "new_path", path)
+        after_sig = ch.after
+        is_method = (ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
+        class_name = ch.qualname.rsplit(".", 2)[-2] if is_method and "." in ch.qualname else None
+        ctx = impact.ChangeContext(ch.change.value, qual, new_q, tuple(ch.breaking), after_sig, is_method, class_name)
+        found: dict[tuple[str, int, int, str], impact.Found] = {}
+
+        def add(f: impact.Found) -> None:
+            key = (f.path, f.line, f.col, f.kind)
+            if key not in found or f.reaches_new and not found[key].reaches_new:
+                found[key] = f
+
+        # Unchanged files: the stored graph (it describes the old commit, and these files did not change).
+        if stored_head == old_rev:
+            for u in graph.uses_of(qual):
+                if u.path in changed_paths or u.resolution == "candidate":
+                    continue
+                add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, u.resolution,
+                                 CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
+                                 reaches_new=ch.change.value == "signature", via="init" if u.via_init else "self"))
+        else:
+            resolver = Resolver(old_map, old_loader)
+            for p in _candidates(graph, qual, changed_paths):
+                if p not in old_map.primary:
+                    continue
+                for s in resolver.resolve_file(p).sites:
+                    if qual in (s.target, s.init_target):
+                        add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.target != qual))
+        # Changed files: their new version, resolved against the old and against the new repository.
+        for p, fr in fresh_old.items():
+            for s in fr.sites:
+                if qual in (s.target, s.init_target):
+                    add(_found(p, s, reaches_new=False, init=s.target != qual))
+        if new_q is not None:
+            for p, fr in fresh_new.items():
+                for s in fr.sites:
+                    if new_q in (s.target, s.init_target):
+                        add(_found(p, s, reaches_new=True, init=s.target != new_q))
+        callers = sorted((impact.decide(ctx, f) for f in found.values()), key=lambda c: (c.status.value != "broken", c.path, c.line))
+        line = after_sig.line if after_sig is not None else (ch.before.line if ch.before is not None else 1)
+        result.changes.append(
+            SymbolImpact(
+                symbol=qual,
+                path=new_path if ch.change.value != "removed" else path,
+                line=line,
+                change=ch.change.value,
+                breaking=tuple(ch.breaking),
+                before=ch.before.text if ch.before is not None else None,
+                after=after_sig.text if after_sig is not None else None,
+                callers=tuple(callers),
+                tests=tuple(_tests(graph, callers)),
+            )
+        )
+    result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _found(path: str, s, *, reaches_new: bool, init: bool):  # type: ignore[no-untyped-def]
+    from graphguard import impact
+    from graphguard.binding import CallShape
+
+    return impact.Found(path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution.value,
+                        CallShape(s.n_positional, s.keywords, s.has_star, s.has_starstar), reaches_new,
+                        via="init" if init else "self")
+
+
+def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]:
+    """Files that may use `qualname`: those naming it, and importers of its module's file."""
+    name = qualname.rsplit(".", 1)[-1]
+    db = graph.db
+    rows = {p for (p,) in db.execute("SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))}
+    rows |= {p for (p,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = ?", (name,))}
+    return sorted(rows - changed)
+
+
+def _tests(graph: CodeGraph, callers) -> list[TestHit]:  # type: ignore[no-untyped-def]
+    direct: dict[str, int] = {}
+    for c in callers:
+        if is_test_path(c.path):
+            direct[c.path] = min(direct.get(c.path, c.line), c.line)
+    hits = [TestHit(p, line, True) for p, line in sorted(direct.items())]
+    seen = set(direct)
+    indirect: dict[str, int] = {}
+    for c in callers:
+        if is_test_path(c.path):
+            continue
+        for test_path, line in graph.db.execute(
+            "SELECT s.path, min(i.line) FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
+            " LEFT JOIN imports i ON i.file_id = s.id AND i.target_file = d.id"
+            " WHERE d.path = ? AND e.kind = 'test-of' GROUP BY s.path",
+            (c.path,),
+        ):
+            if test_path not in seen:
+                indirect[test_path] = min(indirect.get(test_path, line or 1), line or 1)
+    hits += [TestHit(p, line, False) for p, line in sorted(indirect.items())]
+    return hits
+
+
+def _moves(symbol_changes, old_map, new_map, paths, new, sigs):  # type: ignore[no-untyped-def]
+    """A definition removed from one module and added, same name and shape, to another: moved."""
+    from graphguard import sigdiff
+
+    removed = [(p, ch) for p, ch, _ in symbol_changes if ch.change is sigdiff.ChangeKind.REMOVED and "." not in ch.qualname]
+    if not removed:
+        return symbol_changes
+    moved: dict[tuple[str, str], tuple[str, str]] = {}
+    for p, ch in removed:
+        for q, data in new.data.items():
+            if q == p:
+                continue
+            after = sigs(new, q, "new")
+            if after is None:
+                continue
+            d = after.defs.get(ch.qualname)
+            if d is not None and ch.before is not None and d.params == ch.before.params and d.kind == ch.before.kind:
+                moved[(p, ch.qualname)] = (q, f"{new_map.primary.get(q, '')}.{ch.qualname}")
+                break
+    out = []
+    for p, ch, after in symbol_changes:
+        if (p, ch.qualname) in moved and ch.change is sigdiff.ChangeKind.REMOVED:
+            q, new_q = moved[(p, ch.qualname)]
+            ch = sigdiff.SymbolChange(ch.qualname, sigdiff.ChangeKind.MOVED, (f"moved:{new_q}",), ch.before,
+                                      new.data and sigs(new, q, "new").defs.get(ch.qualname), new_q)  # type: ignore[union-attr]
+        out.append((p, ch, after))
+    return out

@@ -1,0 +1,109 @@
+"""Decide, for every use of a changed symbol, whether it still works. Pure.
+
+The walk itself (finding the uses) happens in commands/check.py over the
+graph; here each use meets the new signature: Python's argument binding is
+simulated, and what cannot be decided statically is `unknown` with a reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphguard.binding import CallShape, bind
+from graphguard.binding import Status as BindStatus
+from graphguard.result import CallerImpact, Status
+from graphguard.signature import Signature
+
+# Codes that change nothing for an existing caller.
+HARMLESS = ("optional-param-added", "return-annotation-changed")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A use of a changed symbol, found in the old or the new version of the repository."""
+
+    path: str
+    line: int
+    end_line: int
+    col: int
+    caller: str
+    kind: str  # call | import | reference | inherit
+    text: str  # callee chain or name as written
+    resolution: str  # exact | partial | by-name
+    shape: CallShape
+    reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
+    via: str = "self"  # self: the symbol itself; init: a constructor run by instantiating (a subclass of) its class
+
+
+@dataclass(frozen=True)
+class ChangeContext:
+    kind: str  # removed | renamed | moved | signature
+    qualname: str  # old full name
+    new_qualname: str | None
+    breaking: tuple[str, ...]
+    after: Signature | None  # new signature of the symbol (a class: its constructor)
+    is_method: bool
+    class_name: str | None  # for a method: its class's name
+
+
+_BIND = {BindStatus.BROKEN: Status.BROKEN, BindStatus.OK: Status.OK, BindStatus.UNKNOWN: Status.UNKNOWN}
+
+
+def _gone(ctx: ChangeContext, use: Found) -> str:
+    name = ctx.qualname.rsplit(".", 1)[-1]
+    where = ""
+    if ctx.kind == "renamed" and ctx.new_qualname:
+        where = f" (renamed to '{ctx.new_qualname.rsplit('.', 1)[-1]}')"
+    elif ctx.kind == "moved" and ctx.new_qualname:
+        where = f" (moved to '{ctx.new_qualname}')"
+    if use.kind == "import":
+        return f"imports a name that no longer exists: '{name}'{where}"
+    if use.kind == "call":
+        return f"calls '{name}', which no longer exists{where}"
+    if use.kind == "inherit":
+        return f"subclasses '{name}', which no longer exists{where}"
+    return f"refers to '{name}', which no longer exists{where}"
+
+
+def implicit_first(ctx: ChangeContext, use: Found, sig: Signature) -> bool:
+    """Does Python supply the first parameter at this call?"""
+    if not ctx.is_method or sig.is_staticmethod:
+        return False
+    if sig.is_classmethod:
+        return True
+    receiver = use.text.rsplit(".", 1)[0] if "." in use.text else ""
+    # `Class.method(obj, ...)` passes self explicitly; `obj.method()`, `self.m()`, `super().m()` do not.
+    last = receiver.rsplit(".", 1)[-1]
+    return not (receiver == "cls" or (ctx.class_name is not None and last == ctx.class_name))
+
+
+def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
+    def impact(status: Status, reason: str) -> CallerImpact:
+        if use.resolution == "by-name" and status is not Status.OK:
+            reason += " (receiver typed by the only class defining this method name)"
+        return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
+
+    if ctx.kind != "signature" and not use.reaches_new:
+        return impact(Status.BROKEN, _gone(ctx, use))
+    sig = ctx.after
+    if use.kind == "import":
+        return impact(Status.OK, "imports it")
+    if use.kind == "inherit":
+        return impact(Status.OK, "subclasses it")
+    breaking = [c for c in ctx.breaking if not c.startswith(HARMLESS)]
+    if use.kind == "reference":
+        if breaking and sig is not None:
+            return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")
+        return impact(Status.OK, "used as a value; the change keeps its calls working")
+    if sig is None:
+        return impact(Status.UNKNOWN, "the new signature could not be read")
+    if use.resolution == "partial":
+        return impact(Status.UNKNOWN, "called through functools.partial: some arguments were bound elsewhere")
+    if any(c in ("became-async", "became-sync") for c in ctx.breaking):
+        code = next(c for c in ctx.breaking if c in ("became-async", "became-sync"))
+        binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig) if use.via == "self" else False)
+        if binding.status is BindStatus.BROKEN:
+            return impact(Status.BROKEN, binding.reason)
+        return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
+    binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig) if use.via == "self" else False)
+    return impact(_BIND[binding.status], binding.reason)

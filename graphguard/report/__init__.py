@@ -1,0 +1,13 @@
+"""Renderers: `--format` name -> pure function of a CheckResult to text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from graphguard.report import json_report, text
+from graphguard.result import CheckResult
+
+RENDERERS: dict[str, Callable[[CheckResult], str]] = {
+    "text": text.render,
+    "json": json_report.render,
+}

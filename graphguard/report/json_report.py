@@ -1,0 +1,46 @@
+"""`--format json`: the contract's graphguard.check/1 document."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graphguard.result import CheckResult
+
+SCHEMA = "graphguard.check/1"
+
+
+def to_dict(result: CheckResult) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "base": result.base,
+        "head": result.head,
+        "compared": result.compared,
+        "verdict": result.verdict,
+        "changes": [
+            {
+                "symbol": c.symbol,
+                "path": c.path,
+                "line": c.line,
+                "change": c.change,
+                "breaking": list(c.breaking),
+                "ignored": list(c.ignored),
+                "before": c.before,
+                "after": c.after,
+                "callers": [
+                    {"path": k.path, "line": k.line, "end_line": k.end_line, "caller": k.caller, "status": k.status.value,
+                     "reason": k.reason, "kind": k.kind, "resolution": k.resolution}
+                    for k in c.callers
+                ],
+                "tests": [{"path": t.path, "line": t.line, "direct": t.direct} for t in c.tests],
+            }
+            for c in result.changes
+        ],
+        "warnings": [{"path": w.path, "message": w.message} for w in result.warnings],
+        "notes": result.notes,
+        "stats": {"files_changed": result.files_changed, "elapsed_ms": result.elapsed_ms},
+    }
+
+
+def render(result: CheckResult) -> str:
+    return json.dumps(to_dict(result), indent=2, ensure_ascii=False)
