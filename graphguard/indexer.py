@@ -13,29 +13,18 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from graphguard import git
 from graphguard.model import FileFacts
 from graphguard.modules import ModuleMap, is_python, is_test_path
 from graphguard.resolve import FileResolution, Resolver, interface_digest
+from graphguard.repo import IndexResult
 from graphguard.store import Store
 
 #: Below this many unseen blobs a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 64
 CHUNK = 48
-
-
-@dataclass
-class IndexResult:
-    head: str | None
-    files: int = 0
-    parsed: int = 0
-    resolved: int = 0
-    noop: bool = False
-    elapsed_ms: int = 0
-    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,6 +61,8 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
             if progress and i % 50 == 0:
                 progress(i, total)
         return out
+    from concurrent.futures import ProcessPoolExecutor
+
     # Big files first so that the last chunk is not the slow one.
     blobs = sorted(blobs, key=lambda b: -len(b[1]))
     chunks = [blobs[i::max(1, total // CHUNK)] for i in range(max(1, total // CHUNK))]
@@ -87,13 +78,14 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
 
 
 class Indexer:
-    def __init__(self, paths: git.RepoPaths, store: Store, *, progress: bool = False):
+    def __init__(self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0):
         self.paths = paths
         self.root = paths.root
         self.store = store
         self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
+        self.lock_timeout = lock_timeout
 
     # facts by blob, from this run's parse or the cache
 
@@ -149,14 +141,14 @@ class Indexer:
         head = head if head is not None else git.head(self.root)
         store = self.store
         if head is None:  # no commit yet: an empty graph
-            with store.write_lock(), store.transaction() as db:
+            with store.write_lock(self.lock_timeout), store.transaction() as db:
                 for table in ("files", "symbols", "sites", "file_edges", "imports"):
                     db.execute(f"DELETE FROM {table}")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
             return IndexResult(None, noop=True)
         if store.meta("head") == head:
             return IndexResult(head, noop=True, elapsed_ms=int((time.perf_counter() - t0) * 1000))
-        with store.write_lock():
+        with store.write_lock(self.lock_timeout):
             if store.meta("head") == head:  # another process did it while we waited
                 return IndexResult(head, noop=True)
             result = self._update(head)

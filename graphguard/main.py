@@ -25,6 +25,13 @@ def _parser() -> argparse.ArgumentParser:
 
     command("index", "build or bring up to date the graph of the repository at HEAD")
     command("refresh", "bring the graph up to date after git moved HEAD (for post-* hooks)", formats=())
+    p = command("install", "write native git hooks (pre-commit, post-commit, post-checkout, post-merge, post-rewrite)", formats=())
+    p.add_argument("--uninstall", action="store_true", help="remove graphguard's hooks and restore what was there")
+    p = sub.add_parser("hook-impl", help=argparse.SUPPRESS)
+    p.add_argument("--repo", default=".")
+    p.add_argument("--debug", action="store_true")
+    p.add_argument("--hook-type", required=True)
+    p.add_argument("hook_args", nargs="*")
     command("stats", "what the graph holds and how much of it resolved")
     p = command("check", "block a change that leaves a caller broken; report interface changes", formats=("text", "json"))
     what = p.add_mutually_exclusive_group()
@@ -48,9 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 return index(repo, fmt=args.format)
             if args.command == "refresh":
-                from graphguard.commands.index import refresh
+                from graphguard.commands.refresh import refresh
 
                 return refresh(repo)
+            if args.command == "install":
+                from graphguard.commands.install import install
+
+                return install(repo, uninstall=args.uninstall)
+            if args.command == "hook-impl":
+                from graphguard.commands.hook_impl import hook_impl
+
+                return hook_impl(repo, args.hook_type, args.hook_args)
             if args.command == "stats":
                 from graphguard.commands.stats import stats
 

@@ -12,8 +12,7 @@ import enum
 import json
 from dataclasses import dataclass, field
 
-#: Bump when the shape of FileFacts changes: cached facts of another version are re-parsed.
-FACTS_VERSION = 3
+from graphguard.versions import FACTS_VERSION
 
 
 class DefKind(enum.Enum):

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphguard import git
 from graphguard.store import Store
+
+
+@dataclass
+class IndexResult:
+    head: str | None
+    files: int = 0
+    parsed: int = 0
+    resolved: int = 0
+    noop: bool = False
+    elapsed_ms: int = 0
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -23,8 +34,12 @@ def open_repo(path: str) -> Repo:
     return Repo(paths, Store(paths.git_dir, paths.common_dir))
 
 
-def ensure_current(repo: Repo, *, progress: bool = True) -> "IndexResult":  # noqa: F821
-    """Build or refresh the graph to HEAD (a no-op when it already describes HEAD)."""
+def ensure_current(repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0) -> IndexResult:
+    """Build or refresh the graph to HEAD. When it already describes HEAD this costs one
+    git call and one SQLite read: the parser and resolver are not even imported."""
+    head = git.head(repo.root)
+    if head is not None and repo.store.meta("head") == head:
+        return IndexResult(head, noop=True)
     from graphguard.indexer import Indexer
 
-    return Indexer(repo.paths, repo.store, progress=progress).update()
+    return Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout).update(head)

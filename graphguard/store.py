@@ -23,9 +23,8 @@ import time
 from collections.abc import Iterable, Iterator
 
 from graphguard.errors import GraphguardError, LockTimeout
-from graphguard.model import FACTS_VERSION
+from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 
-SCHEMA_VERSION = 3
 BLOB_SCHEMA_VERSION = 100 + FACTS_VERSION  # cached facts of another parser are re-parsed
 
 GRAPH_SCHEMA = """
@@ -170,7 +169,8 @@ class Store:
     @property
     def graph(self) -> sqlite3.Connection:
         if self._graph is None:
-            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, SCHEMA_VERSION, "graph")
+            # Facts of another parser version mean a graph resolved from them: rebuild it too.
+            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, SCHEMA_VERSION * 1000 + FACTS_VERSION, "graph")
         return self._graph
 
     @property

@@ -27,8 +27,3 @@ def index(repo_path: str, *, fmt: str = "text") -> int:
             f" in {r.elapsed_ms} ms" + (f", {len(r.warnings)} warnings (graphguard stats)" if r.warnings else "")
         )
     return 0
-
-
-def refresh(repo_path: str) -> int:
-    ensure_current(open_repo(repo_path), progress=False)
-    return 0

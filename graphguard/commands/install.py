@@ -1,0 +1,64 @@
+"""`graphguard install [--uninstall]`: native git hooks, for repositories without the pre-commit framework."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from importlib import resources
+
+from graphguard import git, output
+from graphguard.errors import GraphguardError
+
+HOOK_TYPES = ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+MARKER = "# graphguard-hook"
+LEGACY_SUFFIX = ".graphguard-legacy"
+
+
+def hooks_dir(root: str) -> str:
+    """The hooks folder git runs: honours core.hooksPath (relative to the work tree)."""
+    out = git.run(root, "rev-parse", "--git-path", "hooks").decode().strip()
+    return os.path.normpath(os.path.join(root, out))
+
+
+def is_ours(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return MARKER in f.read(4096)
+    except OSError:
+        return False
+
+
+def script(hook_type: str) -> str:
+    template = resources.files("graphguard").joinpath("resources/hook-tmpl").read_text(encoding="utf-8")
+    return template.replace("__HOOK_TYPE__", hook_type).replace("__INSTALL_PYTHON__", shlex.quote(sys.executable))
+
+
+def install(repo_path: str, *, uninstall: bool = False) -> int:
+    root = git.repo_paths(repo_path).root
+    folder = hooks_dir(root)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for hook_type in HOOK_TYPES:
+            path = os.path.join(folder, hook_type)
+            legacy = path + LEGACY_SUFFIX
+            if uninstall:
+                if is_ours(path):
+                    os.remove(path)
+                    if os.path.exists(legacy):
+                        os.replace(legacy, path)
+                        output.write(f"restored {path}")
+                    else:
+                        output.write(f"removed {path}")
+                continue
+            if os.path.exists(path) and not is_ours(path):
+                # A foreign hook is chained, never overwritten.
+                os.replace(path, legacy)
+                output.write(f"kept the existing {hook_type} hook: it runs first ({legacy})")
+            with open(path, "w", encoding="utf-8", newline="\n") as f:
+                f.write(script(hook_type))
+            os.chmod(path, 0o755)
+            output.write(f"installed {path}")
+    except OSError as e:
+        raise GraphguardError(f"cannot write hooks in {folder}: {e.strerror}") from None
+    return 0
