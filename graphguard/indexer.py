@@ -16,8 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from graphguard import git
+from graphguard.config import Config
+from graphguard.config import load as load_config
 from graphguard.model import FileFacts
-from graphguard.modules import ModuleMap, is_python, is_test_path
+from graphguard.modules import ModuleMap, is_python
 from graphguard.resolve import FileResolution, Resolver, interface_digest
 from graphguard.repo import IndexResult
 from graphguard.store import Store
@@ -78,7 +80,9 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
 
 
 class Indexer:
-    def __init__(self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0):
+    def __init__(
+        self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0, config: Config | None = None
+    ):
         self.paths = paths
         self.root = paths.root
         self.store = store
@@ -86,6 +90,7 @@ class Indexer:
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
         self.lock_timeout = lock_timeout
+        self.config = config or load_config(self.root)
 
     # facts by blob, from this run's parse or the cache
 
@@ -126,7 +131,7 @@ class Indexer:
         entries: list[Entry] = []
         warnings: list[tuple[str, str]] = []
         for e in git.ls_tree(self.root, rev):
-            if not is_python(e.path):
+            if not is_python(e.path) or self.config.is_excluded(e.path):
                 continue
             if e.mode == git.MODE_SYMLINK:
                 warnings.append((e.path, "symlink; not followed"))
@@ -135,6 +140,9 @@ class Indexer:
             else:
                 entries.append(Entry(e.path, e.sha))
         return entries, warnings
+
+    def is_current(self, head: str) -> bool:
+        return self.store.meta("head") == head and self.store.meta("config") == self.config.digest()
 
     def update(self, head: str | None = None) -> IndexResult:
         t0 = time.perf_counter()
@@ -146,10 +154,10 @@ class Indexer:
                     db.execute(f"DELETE FROM {table}")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
             return IndexResult(None, noop=True)
-        if store.meta("head") == head:
+        if self.is_current(head):
             return IndexResult(head, noop=True, elapsed_ms=int((time.perf_counter() - t0) * 1000))
         with store.write_lock(self.lock_timeout):
-            if store.meta("head") == head:  # another process did it while we waited
+            if self.is_current(head):  # another process did it while we waited
                 return IndexResult(head, noop=True)
             result = self._update(head)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
@@ -173,7 +181,11 @@ class Indexer:
         parsed = self.ensure_facts(new[p] for p in added + modified)
 
         modmap = ModuleMap.build(new)
-        cold = not old or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+        cold = (
+            not old
+            or self.store.meta("config") != self.config.digest()
+            or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+        )
         digests = {p: interface_digest(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
         if cold:
             dirty = set(new)
@@ -258,7 +270,7 @@ class Indexer:
             for path in sorted(changed):
                 e = new[path]
                 facts = self.facts(e.blob) or FileFacts(parsed=False)
-                row = (e.blob, modmap.module_of(path), int(is_test_path(path)), digests.get(path) or interface_digest(facts),
+                row = (e.blob, modmap.module_of(path), int(self.config.is_test(path)), digests.get(path) or interface_digest(facts),
                        int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
                 if path in ids:
                     db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
@@ -285,7 +297,7 @@ class Indexer:
                     db.execute("DELETE FROM sites WHERE file_id = ?", (fid,))
                     db.execute("DELETE FROM imports WHERE file_id = ?", (fid,))
                     db.execute("DELETE FROM file_edges WHERE src = ?", (fid,))
-            tests = {p for p in new if is_test_path(p)}
+            tests = {p for p in new if self.config.is_test(p)}
             site_rows = []
             import_rows = []
             edge_rows = []
@@ -312,4 +324,5 @@ class Indexer:
             for _, sql in indexes:
                 db.execute(sql)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))

@@ -37,9 +37,12 @@ def open_repo(path: str) -> Repo:
 def ensure_current(repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0) -> IndexResult:
     """Build or refresh the graph to HEAD. When it already describes HEAD this costs one
     git call and one SQLite read: the parser and resolver are not even imported."""
+    from graphguard.config import load as load_config
+
     head = git.head(repo.root)
-    if head is not None and repo.store.meta("head") == head:
+    config = load_config(repo.root)
+    if head is not None and repo.store.meta("head") == head and repo.store.meta("config") == config.digest():
         return IndexResult(head, noop=True)
     from graphguard.indexer import Indexer
 
-    return Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout).update(head)
+    return Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)

@@ -1,6 +1,6 @@
 """Format versions: bump one and what was stored under the old one is rebuilt."""
 
 #: The shape of FileFacts (and what the parser extracts): cached facts of another version are re-parsed.
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 #: The graph database's tables.
 SCHEMA_VERSION = 3

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -207,14 +208,16 @@ def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: Ch
     new_resolver = Resolver(new_map, new_loader)
 
     # Changed symbols, per file, then moves across files.
-    symbol_changes: list[tuple[str, sigdiff.SymbolChange, signature.ModuleSignatures]] = []
+    per_file: list[tuple[str, sigdiff.SymbolChange]] = []
+    gained: list[tuple[str, signature.Signature]] = []
     for path in sorted(paths):
         before, after = sigs(old, path, "old"), sigs(new, path, "new")
         if before is None or after is None:
             continue
-        for ch in sigdiff.compare(before, after):
-            symbol_changes.append((path, ch, after))
-    symbol_changes = _moves(symbol_changes, old_map, new_map, paths, new, sigs)
+        per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
+        gained += [(path, sig) for sig in sigdiff.added(before, after)]
+    # Modules are keyed by path here; a removal that another file gained is a move.
+    symbol_changes = sigdiff.find_moves(per_file, gained)
     if not symbol_changes:
         return
 
@@ -229,16 +232,15 @@ def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: Ch
         fresh_old[p] = Resolver(hybrid_map, loader).resolve_file(p)
 
     changed_paths = set(paths)
-    for path, ch, after_mod in symbol_changes:
+    for path, ch in symbol_changes:
         old_module = old_map.primary.get(path) or new_map.primary.get(path, "")
-        new_path = path
         qual = f"{old_module}.{ch.qualname}"
         new_q = None
         if ch.change.value in ("renamed", "signature"):
             new_q = f"{new_map.primary.get(path, old_module)}.{ch.new_qualname or ch.qualname}"
-        elif ch.change.value == "moved" and ch.new_qualname:
-            new_q = ch.new_qualname
-            new_path = getattr(ch, "new_path", path)
+        elif ch.change.value == "moved" and ch.new_module is not None:
+            new_q = f"{new_map.primary.get(ch.new_module, '')}.{ch.new_qualname}"
+            ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}",))
         after_sig = ch.after
         is_method = (ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
         class_name = ch.qualname.rsplit(".", 2)[-2] if is_method and "." in ch.qualname else None
@@ -281,7 +283,7 @@ def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: Ch
         result.changes.append(
             SymbolImpact(
                 symbol=qual,
-                path=new_path if ch.change.value != "removed" else path,
+                path=path,
                 line=line,
                 change=ch.change.value,
                 breaking=tuple(ch.breaking),
@@ -333,32 +335,3 @@ def _tests(graph: CodeGraph, callers) -> list[TestHit]:  # type: ignore[no-untyp
                 indirect[test_path] = min(indirect.get(test_path, line or 1), line or 1)
     hits += [TestHit(p, line, False) for p, line in sorted(indirect.items())]
     return hits
-
-
-def _moves(symbol_changes, old_map, new_map, paths, new, sigs):  # type: ignore[no-untyped-def]
-    """A definition removed from one module and added, same name and shape, to another: moved."""
-    from graphguard import sigdiff
-
-    removed = [(p, ch) for p, ch, _ in symbol_changes if ch.change is sigdiff.ChangeKind.REMOVED and "." not in ch.qualname]
-    if not removed:
-        return symbol_changes
-    moved: dict[tuple[str, str], tuple[str, str]] = {}
-    for p, ch in removed:
-        for q, data in new.data.items():
-            if q == p:
-                continue
-            after = sigs(new, q, "new")
-            if after is None:
-                continue
-            d = after.defs.get(ch.qualname)
-            if d is not None and ch.before is not None and d.params == ch.before.params and d.kind == ch.before.kind:
-                moved[(p, ch.qualname)] = (q, f"{new_map.primary.get(q, '')}.{ch.qualname}")
-                break
-    out = []
-    for p, ch, after in symbol_changes:
-        if (p, ch.qualname) in moved and ch.change is sigdiff.ChangeKind.REMOVED:
-            q, new_q = moved[(p, ch.qualname)]
-            ch = sigdiff.SymbolChange(ch.qualname, sigdiff.ChangeKind.MOVED, (f"moved:{new_q}",), ch.before,
-                                      new.data and sigs(new, q, "new").defs.get(ch.qualname), new_q)  # type: ignore[union-attr]
-        out.append((p, ch, after))
-    return out

@@ -50,6 +50,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("ref.value", "(keyword_argument value: [(identifier) (attribute)] @ref)"),
     ("ref.base", "(class_definition superclasses: (argument_list [(identifier) (attribute)] @ref))"),
     ("ref.decorator", "(decorator [(identifier) (attribute)] @ref)"),
+    ("attr", "(attribute object: (identifier) @root) @ref"),
     ("ref.value", "(return_statement [(identifier) (attribute)] @ref)"),
     ("ref.value", "(raise_statement [(identifier) (attribute)] @ref)"),
     ("ref.value", "(except_clause [(identifier) (attribute)] @ref)"),
@@ -194,7 +195,8 @@ class _Extractor:
         bindings = tuple(self._bindings(scopes, local_names, value_nodes))
         callee_spans = {(m["callee"].start_byte, m["callee"].end_byte) for m in self.m["call"]}
         calls = tuple(self._calls(scopes))
-        references = tuple(self._references(scopes, local_names, callee_spans, value_nodes))
+        imported_names = {i.bound_name for i in imports}
+        references = tuple(self._references(scopes, local_names, imported_names, callee_spans, value_nodes))
         return FileFacts(tuple(defs), imports, calls, references, bindings, self.all_names, self.warnings)
 
     # -- definitions ---------------------------------------------------------------
@@ -329,7 +331,12 @@ class _Extractor:
     # -- references ----------------------------------------------------------------
 
     def _references(
-        self, scopes: _Scopes, local_names: set[str], callee_spans: set[tuple[int, int]], value_nodes: list[Any]
+        self,
+        scopes: _Scopes,
+        local_names: set[str],
+        imported_names: set[str],
+        callee_spans: set[tuple[int, int]],
+        value_nodes: list[Any],
     ) -> Iterable[Reference]:
         # Only uses rooted in a name this file imports or defines at module level:
         # local variables passed around are not edges of the graph.
@@ -356,6 +363,13 @@ class _Extractor:
             r = ref(node, RefKind.VALUE)
             if r:
                 yield r
+        # `mod.attr` read without a call, on a name this file imports.
+        imported = {name.encode() for name in imported_names}
+        for m in self.m["attr"]:
+            if m["root"].text in imported:
+                r = ref(m["ref"], RefKind.ATTRIBUTE)
+                if r:
+                    yield r
 
     # -- bindings: what receivers can be typed from --------------------------------
 

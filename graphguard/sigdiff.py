@@ -1,0 +1,262 @@
+"""Interface changes between two versions of a module's signatures. Pure.
+
+The logic: definitions are paired by qualname. Those left over on either side are
+paired as renames when their shape (everything but the name) is unchanged, and
+cross-module as moves by `find_moves`; the rest are removed. Each pair of
+signatures goes through `signature_changes`, a generator with one commented rule
+per check, yielding stable codes such as "param-removed:at". A change to the body
+only yields nothing. Whether a change breaks a given caller is not decided here:
+`binding.bind` decides that against the new signature.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature
+
+
+class ChangeKind(enum.Enum):
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    MOVED = "moved"
+    SIGNATURE = "signature"
+
+
+@dataclass(frozen=True)
+class SymbolChange:
+    qualname: str  # the old module-relative qualname
+    change: ChangeKind
+    breaking: tuple[str, ...]  # stable codes, in rule order (informational ones included)
+    before: Signature | None
+    after: Signature | None  # the new signature (renamed: the new def; moved: the def in its new module)
+    new_qualname: str | None = None  # renamed / moved: the module-relative qualname it has now
+    new_module: str | None = None  # moved: the module key it went to, as given to find_moves
+
+
+#: Codes that, by themselves, leave every existing call working.
+INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
+
+
+def is_informational(code: str) -> bool:
+    return code.partition(":")[0] in INFORMATIONAL
+
+
+def compare(old: ModuleSignatures, new: ModuleSignatures) -> list[SymbolChange]:
+    """Changes of one module's interface, sorted by old qualname.
+
+    >>> compare(extract("def f(a): ..."), extract("def f(a, b): ..."))[0].breaking
+    ('required-param-added:b',)
+    """
+    renames = _renames(old.defs, new.defs)
+    changes = []
+    for qualname, before in old.defs.items():
+        after = new.defs.get(qualname)
+        if after is not None:
+            codes = tuple(signature_changes(before, after))
+            if codes:
+                changes.append(SymbolChange(qualname, ChangeKind.SIGNATURE, codes, before, after))
+        elif qualname in renames:
+            target = renames[qualname]
+            codes = (f"renamed:{target}", *signature_changes(before, new.defs[target]))
+            changes.append(SymbolChange(qualname, ChangeKind.RENAMED, codes, before, new.defs[target], target))
+        else:
+            changes.append(SymbolChange(qualname, ChangeKind.REMOVED, ("removed",), before, None))
+    return sorted(changes, key=lambda c: c.qualname)
+
+
+def added(old: ModuleSignatures, new: ModuleSignatures) -> list[Signature]:
+    """Definitions new in `new`: not in `old` under their name, and not the target of a rename."""
+    targets = set(_renames(old.defs, new.defs).values())
+    return [sig for q, sig in new.defs.items() if q not in old.defs and q not in targets]
+
+
+def find_moves(
+    removed: Sequence[tuple[str, SymbolChange]], added: Sequence[tuple[str, Signature]]
+) -> list[tuple[str, SymbolChange]]:
+    """Turn removals into moves across modules.
+
+    `removed` holds (module, change) for the changes of every module (other kinds pass
+    through untouched); `added` holds (module, signature) from `added()` of every module.
+    Modules are dotted names. A REMOVED def becomes MOVED when exactly one other module
+    gained a def with the same qualname, kind and parameters, and no other removal
+    claims it. The result is `removed` in order, with those changes replaced.
+    """
+    gained: dict[tuple[str, tuple[object, ...]], list[tuple[str, Signature]]] = defaultdict(list)
+    for module, sig in added:
+        gained[(sig.qualname, _move_shape(sig))].append((module, sig))
+    lost: dict[tuple[str, tuple[object, ...]], int] = defaultdict(int)
+    for module, ch in removed:
+        if ch.change is ChangeKind.REMOVED and ch.before is not None:
+            lost[(ch.qualname, _move_shape(ch.before))] += 1
+    out = []
+    for module, ch in removed:
+        if ch.change is ChangeKind.REMOVED and ch.before is not None:
+            key = (ch.qualname, _move_shape(ch.before))
+            candidates = [(m, sig) for m, sig in gained.get(key, ()) if m != module]
+            if len(candidates) == 1 and lost[key] == 1:
+                target_module, sig = candidates[0]
+                code = f"moved:{target_module}.{sig.qualname}" if target_module else f"moved:{sig.qualname}"
+                ch = replace(ch, change=ChangeKind.MOVED, breaking=(code,), after=sig,
+                             new_qualname=sig.qualname, new_module=target_module)
+        out.append((module, ch))
+    return out
+
+
+def signature_changes(before: Signature, after: Signature) -> Iterator[str]:
+    """Codes for what changed between two signatures of one definition, rule by rule."""
+    # The definition changed kind: a function became a class, or the reverse.
+    if before.kind != after.kind:
+        yield f"kind-changed:{before.kind}->{after.kind}"
+
+    # A class's constructor moved to, or came back from, a base outside this file:
+    # its parameters cannot be compared here.
+    if before.constructor_known and not after.constructor_known:
+        yield "constructor-inherited"
+    elif after.constructor_known and not before.constructor_known:
+        yield "constructor-defined"
+    elif not (before.opaque or after.opaque or not before.constructor_known):
+        yield from param_changes(callable_params(before), callable_params(after))
+
+    # The return annotation changed (informational: it breaks no call).
+    if before.returns != after.returns:
+        yield "return-annotation-changed"
+
+    # async <-> sync: every caller must start or stop awaiting.
+    if before.is_async != after.is_async:
+        yield "became-async" if after.is_async else "became-sync"
+
+    # The decorators changed: they may wrap the function in anything.
+    if before.decorators != after.decorators:
+        yield "decorator-changed"
+
+
+def callable_params(sig: Signature) -> tuple[Param, ...]:
+    """What a caller passes: a bound method's self/cls is supplied by Python, so its name is no interface."""
+    params = sig.params
+    if sig.kind == "method" and not sig.is_staticmethod and params and params[0].kind.is_positional:
+        return params[1:]
+    return params
+
+
+def param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[str]:
+    """Codes for the parameter lists of one callable, as a caller sees them."""
+    old_named = [p for p in old if not p.kind.is_variadic]
+    new_named = [p for p in new if not p.kind.is_variadic]
+    old_by = {p.name: p for p in old_named}
+    new_by = {p.name: p for p in new_named}
+    gone = [p for p in old_named if p.name not in new_by]
+    fresh = [p for p in new_named if p.name not in old_by]
+
+    # Pair a parameter that disappeared with one that appeared at the same index, of the same kind: a rename.
+    renamed: dict[str, Param] = {}
+    for p in gone:
+        i = old_named.index(p)
+        q = new_named[i] if i < len(new_named) else None
+        if q is not None and q in fresh and q.kind is p.kind and q not in renamed.values():
+            renamed[p.name] = q
+
+    # Renamed in place: keyword callers break. A positional-only name is invisible to callers.
+    for old_name, q in renamed.items():
+        if q.kind is not ParamKind.POSITIONAL_ONLY:
+            yield f"param-renamed:{old_name}->{q.name}"
+
+    # Removed: callers passing it, by position or by keyword, break (unless *args/**kwargs absorb it).
+    for p in gone:
+        if p.name not in renamed:
+            yield f"param-removed:{p.name}"
+
+    # Added: a required one breaks every existing call; an optional one none.
+    for q in fresh:
+        if q not in renamed.values():
+            yield f"{'required' if q.required else 'optional'}-param-added:{q.name}"
+
+    pairs = [(p, new_by[p.name]) for p in old_named if p.name in new_by] + [(old_by[o], q) for o, q in renamed.items()]
+
+    # Kind changed: positional-or-keyword -> keyword-only (a `*` inserted) and the like.
+    for p, q in pairs:
+        if p.kind is not q.kind:
+            yield f"param-kind-changed:{q.name}"
+
+    # Default removed: callers that omitted the argument break. Default added: none do.
+    for p, q in pairs:
+        if p.has_default and not q.has_default:
+            yield f"default-removed:{q.name}"
+        elif q.has_default and not p.has_default:
+            yield f"default-added:{q.name}"
+
+    # Annotation changed (informational).
+    for p, q in pairs:
+        if p.annotation != q.annotation:
+            yield f"param-annotation-changed:{q.name}"
+
+    # Positional order: the same parameters in another order bind positional calls to the
+    # wrong names; a shift (a parameter inserted or removed before) does the same, silently.
+    new_name = {o: q.name for o, q in renamed.items()}
+    old_pos = [new_name.get(p.name, p.name) for p in old_named if p.kind.is_positional]
+    new_pos = [q.name for q in new_named if q.kind.is_positional]
+    common = set(old_pos) & set(new_pos)
+    old_order = [n for n in old_pos if n in common]
+    new_order = [n for n in new_pos if n in common]
+    if old_order != new_order:
+        yield "params-reordered"
+    else:
+        for name in old_order:
+            if old_pos.index(name) != new_pos.index(name):
+                yield f"param-position-changed:{name}"
+
+    # *args / **kwargs removed or added; their own names are no interface.
+    for kind, star in ((ParamKind.VAR_POSITIONAL, "*"), (ParamKind.VAR_KEYWORD, "**")):
+        before = next((p for p in old if p.kind is kind), None)
+        after = next((p for p in new if p.kind is kind), None)
+        if before is not None and after is None:
+            yield f"param-removed:{star}{before.name}"
+        elif after is not None and before is None:
+            yield f"optional-param-added:{star}{after.name}"
+
+
+def _shape(sig: Signature) -> tuple[object, ...]:
+    """Everything a caller depends on except the name: equal shapes make a rename."""
+    return (sig.kind, callable_params(sig), sig.returns, sig.decorators, sig.is_async,
+            sig.constructor_known, sig.opaque)
+
+
+def _move_shape(sig: Signature) -> tuple[object, ...]:
+    return (sig.kind, callable_params(sig), sig.constructor_known)
+
+
+def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature]) -> dict[str, str]:
+    """Old qualname -> new qualname, for definitions renamed within the module.
+
+    Shallow names first, so that a renamed class carries its members: `Cart.total`
+    pairs with `Basket.total` whatever its shape (its own changes are reported too).
+    Otherwise a pair needs the same parent and the same shape, and must be the only
+    candidate both ways: `def a(): ...` and `def b(): ...` both gone and `c`, `d` new
+    stay removed rather than guessed.
+    """
+    gone = [q for q in old if q not in new]
+    fresh = {q for q in new if q not in old}
+    mapping: dict[str, str] = {}
+    for depth in sorted({q.count(".") for q in gone}):
+        by_key: dict[tuple[str, tuple[object, ...]], list[str]] = defaultdict(list)
+        for q in (q for q in gone if q.count(".") == depth):
+            parent, _, name = q.rpartition(".")
+            if parent in mapping:
+                target = f"{mapping[parent]}.{name}"
+                if target in fresh:
+                    mapping[q] = target
+                    fresh.discard(target)
+                    continue
+            by_key[(mapping.get(parent, parent), _shape(old[q]))].append(q)
+        targets: dict[tuple[str, tuple[object, ...]], list[str]] = defaultdict(list)
+        for f in sorted(fresh):
+            if f.count(".") == depth:
+                targets[(f.rpartition(".")[0], _shape(new[f]))].append(f)
+        for key, sources in by_key.items():
+            if len(sources) == 1 and len(targets.get(key, ())) == 1:
+                mapping[sources[0]] = targets[key][0]
+                fresh.discard(targets[key][0])
+    return mapping

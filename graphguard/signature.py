@@ -1,0 +1,468 @@
+"""The callable interface of one Python module, read with LibCST. Pure: source in, records out.
+
+The interface is what another module can call: module functions, classes (called
+through their constructor), methods, and the methods of nested classes. Functions
+nested in functions are not reachable from outside, so their bodies are never
+entered. Expression texts (annotations, decorators, defaults) are kept in one
+canonical spelling (`ast.unparse`), so reformatting a file is not an interface change.
+The source is data: it is parsed, never imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+DefKind = Literal["function", "method", "class"]
+
+#: CPython's tokenizer refuses more nested brackets than this (MAXLEVEL); LibCST's native
+#: parser has no such limit and overflows its stack (a segfault, not an exception) at ~1,500.
+MAX_NESTING = 200
+#: The native parser runs on its own thread with this stack, so that long operator, `elif`
+#: and attribute chains exhaust neither the caller's thread (512 KiB on macOS) nor 8 MiB.
+_PARSER_STACK = 256 * 1024 * 1024
+
+
+class SignatureParseError(ValueError):
+    """The source could not be read as Python; the message is one line."""
+
+
+class ParamKind(enum.Enum):
+    POSITIONAL_ONLY = "positional-only"
+    POSITIONAL_OR_KEYWORD = "positional-or-keyword"
+    VAR_POSITIONAL = "var-positional"
+    KEYWORD_ONLY = "keyword-only"
+    VAR_KEYWORD = "var-keyword"
+
+    @property
+    def is_positional(self) -> bool:
+        return self in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL_OR_KEYWORD)
+
+    @property
+    def is_variadic(self) -> bool:
+        return self in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: ParamKind
+    has_default: bool
+    annotation: str | None = None
+    #: The default's source text, for rendering only: a changed default value breaks no call.
+    default: str | None = field(default=None, compare=False)
+
+    @property
+    def required(self) -> bool:
+        return not self.has_default and not self.kind.is_variadic
+
+
+@dataclass(frozen=True)
+class Signature:
+    qualname: str  # module-relative: "total", "Cart.checkout", "Outer.Inner.m"
+    kind: str  # DefKind: "function" | "method" | "class"
+    #: A class: its constructor's parameters without self. A method: as written, self/cls included.
+    params: tuple[Param, ...]
+    returns: str | None
+    is_async: bool
+    decorators: tuple[str, ...]
+    line: int = field(compare=False)  # 1-based line of `def` / `class` (after the decorators)
+    text: str = field(compare=False)  # "def total(items, *, tax_rate)" / "class Cart(items)"
+    opaque: bool = False  # a decorator hides the real signature (nothing sets it yet)
+    #: False for a class whose constructor comes from a base (or metaclass) not in this file.
+    constructor_known: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rpartition(".")[2]
+
+    @property
+    def is_staticmethod(self) -> bool:
+        return self.kind == "method" and "staticmethod" in self._decorator_names
+
+    @property
+    def is_classmethod(self) -> bool:
+        return self.kind == "method" and "classmethod" in self._decorator_names
+
+    @property
+    def is_property(self) -> bool:
+        return self.kind == "method" and not _PROPERTY.isdisjoint(self._decorator_names)
+
+    @property
+    def _decorator_names(self) -> set[str]:
+        return {d.partition("(")[0].rpartition(".")[2] for d in self.decorators}
+
+
+@dataclass(frozen=True)
+class ModuleSignatures:
+    defs: Mapping[str, Signature]  # qualname -> signature, in source order
+    all_names: tuple[str, ...] | None  # a literal `__all__`, else None
+
+
+_PROPERTY = frozenset({"property", "cached_property", "abstractproperty"})
+_DATACLASS = frozenset({"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
+_ATTRS = frozenset({"attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable",
+                    "attrs.define", "attrs.frozen", "attrs.mutable", "define", "frozen", "mutable"})
+_FIELD_CALLS = frozenset({"field", "dataclasses.field", "attr.ib", "attr.attrib", "attr.field",
+                          "attrib", "attrs.field", "pydantic.Field", "Field"})
+#: Bases that add no constructor of their own: a class with only these takes object's.
+_NO_CONSTRUCTOR = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})
+
+
+def extract(source: bytes | str) -> ModuleSignatures:
+    """The interface of the module whose source is given; raises SignatureParseError."""
+    if _bracket_depth(source) > MAX_NESTING:
+        raise SignatureParseError("too deeply nested to parse")
+    try:
+        wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)  # ours alone: no copy needed
+        collector = _Collector(wrapper.module)
+        wrapper.visit(collector)
+    except cst.ParserSyntaxError as e:
+        raise SignatureParseError(f"syntax error at line {e.raw_line}") from None
+    except RecursionError:
+        raise SignatureParseError("too deeply nested to parse") from None
+    except (SyntaxError, UnicodeError) as e:  # an undecodable file or a bad coding cookie
+        raise SignatureParseError(f"cannot decode source: {str(e).splitlines()[0]}") from None
+    # Classes are recorded when they close, after their methods: restore source order.
+    defs = dict(sorted(collector.defs.items(), key=lambda item: item[1].line))
+    return ModuleSignatures(defs=defs, all_names=collector.all_names)
+
+
+def _bracket_depth(source: bytes | str) -> int:
+    """Deepest bracket nesting, strings and comments included (a cheap over-estimate)."""
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    depth = deepest = 0
+    for byte in data.translate(None, _NOT_BRACKETS):
+        depth = depth + 1 if byte in b"([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+_Code = Callable[[cst.CSTNode], str]
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
+_STACK_LOCK = threading.Lock()
+
+
+def _parse(source: bytes | str) -> cst.Module:
+    """`cst.parse_module` on a thread with a large stack; exceptions reach the caller."""
+    outcome: list[cst.Module | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(cst.parse_module(source))
+        except BaseException as e:  # noqa: B036 - handed to the calling thread
+            outcome.append(e)
+
+    try:
+        with _STACK_LOCK:  # stack_size is process-wide: set it only around our own start()
+            previous = threading.stack_size(_PARSER_STACK)
+            try:
+                thread = threading.Thread(target=run, name="graphguard-parse")
+                thread.start()
+            finally:
+                threading.stack_size(previous)
+    except (RuntimeError, ValueError, MemoryError):  # no such thread allowed here: parse in place
+        run()
+    else:
+        thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _canon(text: str) -> str:
+    """One spelling per expression: layout, comments and quote style are not interface."""
+    try:
+        return ast.unparse(ast.parse(f"(\n{text}\n)", mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # newer syntax than ours
+        return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class _ClassInfo:
+    params: tuple[Param, ...]
+    known: bool
+    fields: tuple[Param, ...] | None  # dataclass-like: the generated __init__'s fields, for subclasses
+    no_constructor: bool  # defines none and inherits none: object's (or, for a subclass, the next base's)
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.stack: list[str] = []  # enclosing classes only: function bodies are never entered
+        self.defs: dict[str, Signature] = {}
+        self.classes: dict[str, _ClassInfo] = {}
+        self.all_names: tuple[str, ...] | None = None
+
+    def code(self, node: cst.CSTNode) -> str:
+        return _canon(self.module.code_for_node(node))
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    # -- module: __all__ ---------------------------------------------------------------------
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.all_names = _module_all(node.body)
+
+    # -- functions and methods ---------------------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        decorators = tuple(self.code(d.decorator) for d in node.decorators)
+        names = [d.partition("(")[0] for d in decorators]
+        # Overload stubs are not callable; the implementation that follows is the interface.
+        # A property's setter/deleter shares the getter's name and adds no call shape.
+        if any(n.rpartition(".")[2] == "overload" or n.endswith((".setter", ".deleter")) for n in names):
+            return False
+        qualname = ".".join((*self.stack, node.name.value))
+        kind: DefKind = "method" if self.stack else "function"
+        params = _params(node.params, self.code)
+        returns = self.code(node.returns.annotation) if node.returns else None
+        is_async = node.asynchronous is not None
+        text = _render(kind, node.name.value, params, returns, is_async)
+        self.defs[qualname] = Signature(qualname, kind, params, returns, is_async, decorators, self.line(node), text)
+        return False  # nested functions are not interface
+
+    # -- classes and their constructors ------------------------------------------------------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        node = original_node
+        qualname = ".".join(self.stack)
+        self.stack.pop()
+        decorators = tuple(self.code(d.decorator) for d in node.decorators)
+        info = self.constructor(node, qualname, decorators)
+        self.classes[qualname] = info
+        text = _render("class", node.name.value, info.params, None, False, known=info.known)
+        self.defs[qualname] = Signature(qualname, "class", info.params, None, False, decorators,
+                                        self.line(node), text, constructor_known=info.known)
+
+    def constructor(self, node: cst.ClassDef, qualname: str, decorators: tuple[str, ...]) -> _ClassInfo:
+        # Order of precedence, as Python builds the class: an __init__ written in the body
+        # (dataclass and attrs.define keep it), generated fields, __new__, then the bases.
+        init = self.defs.get(f"{qualname}.__init__")
+        if init is not None and not init.is_staticmethod:
+            return _ClassInfo(_without_first(init.params), True, None, False)
+        style, options = _dataclass_style(node.decorators)
+        bases = [get_full_name_for_node(a.value) for a in node.bases if not a.star and not a.keyword]
+        if style and _flag(options, "init", True):
+            inherited: list[Param] = []
+            for base in reversed(bases):  # the generated __init__ takes base fields first, MRO-wise
+                found = self.classes.get(self.scoped_class(base)) if base else None
+                inherited = _merge(inherited, found.fields if found and found.fields else ())
+            fields = _merge(inherited, _fields(node, style, options, self.code))
+            return _ClassInfo(_kw_only_last(fields), True, fields, False)
+        if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in bases):
+            fields = _fields(node, "namedtuple", {}, self.code)
+            return _ClassInfo(fields, True, fields, False)
+        new = self.defs.get(f"{qualname}.__new__")
+        if new is not None:
+            return _ClassInfo(_without_first(new.params), True, None, False)
+        if any(k.keyword is not None and k.keyword.value == "metaclass" for k in node.keywords):
+            return _ClassInfo((), False, None, False)
+        for base in bases:  # the first base with a constructor supplies it
+            if base in _NO_CONSTRUCTOR:
+                continue
+            found = self.classes.get(self.scoped_class(base)) if base else None
+            if found is None or not (found.known or found.no_constructor):
+                return _ClassInfo((), False, None, False)  # defined elsewhere: impact resolves it
+            if not found.no_constructor:
+                return _ClassInfo(found.params, True, found.fields, False)
+        return _ClassInfo((), True, None, True)  # object's: takes no arguments
+
+    def scoped_class(self, name: str) -> str:
+        """A base named in this class body: the enclosing class's namespace, then the module's."""
+        scoped = ".".join((*self.stack, name))
+        return scoped if scoped in self.classes else name
+
+
+def _params(params: cst.Parameters, code: _Code) -> tuple[Param, ...]:
+    def one(p: cst.Param, kind: ParamKind) -> Param:
+        annotation = code(p.annotation.annotation) if p.annotation else None
+        default = code(p.default) if p.default is not None else None
+        return Param(p.name.value, kind, p.default is not None, annotation, default)
+
+    out = [one(p, ParamKind.POSITIONAL_ONLY) for p in params.posonly_params]
+    out += [one(p, ParamKind.POSITIONAL_OR_KEYWORD) for p in params.params]
+    if isinstance(params.star_arg, cst.Param):  # a bare `*` (ParamStar) only starts keyword-only
+        out.append(one(params.star_arg, ParamKind.VAR_POSITIONAL))
+    out += [one(p, ParamKind.KEYWORD_ONLY) for p in params.kwonly_params]
+    if params.star_kwarg is not None:
+        out.append(one(params.star_kwarg, ParamKind.VAR_KEYWORD))
+    return tuple(out)
+
+
+def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """Drop self/cls: Python supplies it. `def __init__(*args)` keeps its *args."""
+    return params[1:] if params and params[0].kind.is_positional else params
+
+
+# -- dataclass-like classes: the __init__ that the decorator or base generates ---------------
+
+_Options = Mapping[str, cst.BaseExpression]
+
+
+def _dataclass_style(decorators: Sequence[cst.Decorator]) -> tuple[str | None, _Options]:
+    for d in decorators:
+        expr = d.decorator
+        call = expr if isinstance(expr, cst.Call) else None
+        name = get_full_name_for_node(call.func if call else expr)
+        style = "dataclass" if name in _DATACLASS else "attrs" if name in _ATTRS else None
+        if style:
+            options = {a.keyword.value: a.value for a in call.args if a.keyword} if call else {}
+            if name in ("attr.s", "attr.attrs") and not _flag(options, "auto_attribs", False):
+                style = "attrs-ib"  # classic attrs: only `x = attr.ib()` are fields
+            return style, options
+    return None, {}
+
+
+def _flag(options: _Options, name: str, default: bool) -> bool:
+    value = options.get(name)
+    return default if value is None else m.matches(value, m.Name("True"))
+
+
+def _fields(node: cst.ClassDef, style: str, options: _Options, code: _Code) -> tuple[Param, ...]:
+    """Fields in class-body order; ClassVar, `init=False` and the KW_ONLY sentinel left out."""
+    kw_only = _flag(options, "kw_only", False)
+    found: list[Param] = []
+    for stmt in node.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if m.matches(small, m.AnnAssign(target=m.Name())):
+                target, annotation, value = small.target, small.annotation.annotation, small.value
+            elif m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
+                target, annotation, value = small.targets[0].target, None, small.value
+            else:
+                continue
+            ann_name = _annotation_name(annotation)
+            if ann_name == "KW_ONLY":
+                kw_only = True
+                continue
+            call = value if isinstance(value, cst.Call) else None
+            is_field_call = call is not None and get_full_name_for_node(call.func) in _FIELD_CALLS
+            if ann_name == "ClassVar" or (annotation is None and not is_field_call):
+                continue  # a class attribute, not a field
+            if style == "attrs-ib" and not is_field_call:
+                continue
+            args = {a.keyword.value: a.value for a in call.args if a.keyword} if is_field_call else {}
+            if is_field_call and not _flag(args, "init", True):
+                continue
+            has_default, default = value is not None, code(value) if value is not None else None
+            if call is not None and is_field_call:
+                positional = [a.value for a in call.args if not a.keyword]  # attr.ib(default)
+                given = args["default"] if "default" in args else positional[0] if positional else None
+                has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
+                default = code(given) if given is not None else "<factory>"
+            name = target.value
+            if style.startswith("attrs"):  # attrs strips leading underscores, or takes alias=
+                alias = args.get("alias")
+                name = alias.evaluated_value if isinstance(alias, cst.SimpleString) else name.lstrip("_")
+            field_kw = kw_only or _flag(args, "kw_only", False)
+            kind = ParamKind.KEYWORD_ONLY if field_kw else ParamKind.POSITIONAL_OR_KEYWORD
+            found.append(Param(str(name), kind, has_default, code(annotation) if annotation else None,
+                               default if has_default else None))
+    return tuple(found)
+
+
+def _annotation_name(annotation: cst.BaseExpression | None) -> str | None:
+    """`ClassVar[int]`, `typing.ClassVar`, `"ClassVar[int]"` -> "ClassVar"."""
+    if annotation is None:
+        return None
+    if isinstance(annotation, cst.SimpleString):
+        return annotation.evaluated_value.partition("[")[0].rpartition(".")[2].strip() or None
+    name = get_full_name_for_node(annotation)
+    return name.rpartition(".")[2] if name else None
+
+
+def _merge(base: Sequence[Param], own: Sequence[Param]) -> list[Param]:
+    """A field redefined in a subclass keeps its place and takes the new definition."""
+    out = list(base)
+    for p in own:
+        index = next((i for i, q in enumerate(out) if q.name == p.name), None)
+        if index is None:
+            out.append(p)
+        else:
+            out[index] = p
+    return out
+
+
+def _kw_only_last(fields: Sequence[Param]) -> tuple[Param, ...]:
+    """The generated __init__ puts keyword-only fields after all the others."""
+    return tuple(sorted(fields, key=lambda p: p.kind is ParamKind.KEYWORD_ONLY))
+
+
+# -- __all__ ---------------------------------------------------------------------------------
+
+
+def _module_all(body: Sequence[cst.BaseStatement]) -> tuple[str, ...] | None:
+    """`__all__` when every module-level statement that builds it is a literal, else None."""
+    target = m.Name("__all__")
+    assign = m.Assign(targets=[m.AssignTarget(target=target)]) | m.AnnAssign(target=target)
+    extend = m.Expr(m.Call(func=m.Attribute(target, m.Name("extend") | m.Name("append"))))
+    names: list[str] | None = None  # None: not assigned yet, or not readable
+    assigned = False
+    for stmt in body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if m.matches(small, assign):  # __all__ = [...]
+                names, assigned = _literal_strings(small.value), True  # type: ignore[attr-defined]
+            elif m.matches(small, m.AugAssign(target=target, operator=m.AddAssign())):  # __all__ += [...]
+                extra = _literal_strings(small.value)  # type: ignore[attr-defined]
+                names = None if names is None or extra is None else names + extra
+            elif m.matches(small, extend):  # __all__.extend([...]) / __all__.append("x")
+                call = small.value  # type: ignore[attr-defined]
+                arg = call.args[0].value if len(call.args) == 1 else None
+                if call.func.attr.value == "append" and arg is not None:
+                    arg = cst.List([cst.Element(arg)])
+                extra = _literal_strings(arg)
+                names = None if names is None or extra is None else names + extra
+            elif m.matches(small, m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(target), m.ZeroOrMore()])):
+                names, assigned = None, True  # a, __all__ = ...: not a literal
+    return tuple(names) if assigned and names is not None else None
+
+
+def _literal_strings(value: cst.BaseExpression | None) -> list[str] | None:
+    if not isinstance(value, (cst.List, cst.Tuple)):
+        return None
+    out = []
+    for element in value.elements:
+        text = element.value.evaluated_value if isinstance(element, cst.Element) and isinstance(
+            element.value, (cst.SimpleString, cst.ConcatenatedString)) else None
+        if not isinstance(text, str):
+            return None
+        out.append(text)
+    return out
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _render(kind: str, name: str, params: Sequence[Param], returns: str | None, is_async: bool,
+            *, known: bool = True) -> str:
+    parts: list[str] = []
+    for i, p in enumerate(params):
+        if p.kind is ParamKind.KEYWORD_ONLY and (i == 0 or params[i - 1].kind not in (
+                ParamKind.KEYWORD_ONLY, ParamKind.VAR_POSITIONAL)):
+            parts.append("*")
+        star = {ParamKind.VAR_POSITIONAL: "*", ParamKind.VAR_KEYWORD: "**"}.get(p.kind, "")
+        text = f"{star}{p.name}: {p.annotation}" if p.annotation else f"{star}{p.name}"
+        if p.has_default:
+            text += f" = {p.default or '...'}" if p.annotation else f"={p.default or '...'}"
+        parts.append(text)
+        if p.kind is ParamKind.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind is not p.kind):
+            parts.append("/")
+    if kind == "class":
+        return f"class {name}({', '.join(parts)})" if known else f"class {name}"
+    head = "async def" if is_async else "def"
+    return f"{head} {name}({', '.join(parts)})" + (f" -> {returns}" if returns else "")
