@@ -11,11 +11,9 @@ from dataclasses import dataclass
 
 from graphguard.binding import CallShape, bind
 from graphguard.binding import Status as BindStatus
-from graphguard.result import CallerImpact, Status
+from graphguard.result import INFORMATIONAL, CallerImpact, Status
 from graphguard.signature import Signature
 
-# Codes that change nothing for an existing caller.
-HARMLESS = ("optional-param-added", "return-annotation-changed")
 
 
 @dataclass(frozen=True)
@@ -90,7 +88,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         return impact(Status.OK, "imports it")
     if use.kind == "inherit":
         return impact(Status.OK, "subclasses it")
-    breaking = [c for c in ctx.breaking if not c.startswith(HARMLESS)]
+    breaking = [c for c in ctx.breaking if c.partition(":")[0] not in INFORMATIONAL]
     if use.kind == "reference":
         if breaking and sig is not None:
             return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")

@@ -6,6 +6,10 @@ import enum
 from dataclasses import dataclass, field
 
 
+#: Change codes that never break a caller on their own.
+INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
+
+
 class Status(enum.Enum):
     BROKEN = "broken"
     OK = "ok"
@@ -42,11 +46,29 @@ class SymbolImpact:
     after: str | None
     callers: tuple[CallerImpact, ...] = ()
     tests: tuple[TestHit, ...] = ()
-    ignored: tuple[str, ...] = ()  # codes accepted by an inline `# graphguard: ignore[...]`
+    ignored: tuple[str, ...] = ()  # codes accepted by an inline `# graphguard: ignore[...]` ("*": all)
+    public: bool = False  # in a public-API package: callers outside the repository break too
 
     @property
     def broken(self) -> list[CallerImpact]:
         return [c for c in self.callers if c.status is Status.BROKEN]
+
+    @property
+    def unknown(self) -> list[CallerImpact]:
+        return [c for c in self.callers if c.status is Status.UNKNOWN]
+
+    @property
+    def breaking_codes(self) -> list[str]:
+        """Codes that can break a caller (not the informational ones)."""
+        return [c for c in self.breaking if c.partition(":")[0] not in INFORMATIONAL]
+
+    def accepted(self, code: str) -> bool:
+        return "*" in self.ignored or code.split(":", 1)[0] in self.ignored or code in self.ignored
+
+    @property
+    def fully_accepted(self) -> bool:
+        codes = self.breaking_codes or [self.change]
+        return bool(self.ignored) and all(self.accepted(c) for c in codes)
 
 
 @dataclass(frozen=True)
@@ -64,14 +86,22 @@ class CheckResult:
     warnings: list[FileWarning] = field(default_factory=list)
     files_changed: int = 0
     elapsed_ms: int = 0
-    blocking_kinds: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
+    block_on: frozenset[str] = frozenset()  # change kinds or codes that block on their own
+    fail_on_unknown: bool = False
+
+    def blocks(self, change: SymbolImpact) -> bool:
+        if change.fully_accepted:
+            return False
+        if change.broken:
+            return True
+        if self.fail_on_unknown and change.unknown:
+            return True
+        if change.public and change.breaking_codes:
+            return True  # its callers outside the repository break
+        own = [change.change, *change.breaking]
+        return any(code in self.block_on or code.split(":", 1)[0] in self.block_on for code in own if not change.accepted(code))
 
     @property
     def verdict(self) -> str:
-        for change in self.changes:
-            if change.broken:
-                return "block"
-            if self.blocking_kinds and any(code.split(":", 1)[0] in self.blocking_kinds for code in change.breaking if code not in change.ignored):
-                return "block"
-        return "pass"
+        return "block" if any(self.blocks(c) for c in self.changes) else "pass"

@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from graphguard.result import INFORMATIONAL
 from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature
 
 
@@ -38,7 +39,6 @@ class SymbolChange:
 
 
 #: Codes that, by themselves, leave every existing call working.
-INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
 
 
 def is_informational(code: str) -> bool:

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphguard import git, output
+from graphguard.config import Config
+from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.graph import CodeGraph
 from graphguard.model import FileFacts
-from graphguard.modules import ModuleMap, is_python, is_test_path
+from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.result import CheckResult, FileWarning, SymbolImpact, TestHit
 
@@ -119,13 +122,15 @@ def check(
     if base is None and head_commit is None:
         result = CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
         return _finish(result, fmt, t0)
+    config = load_config(root)
     old_rev, new_rev, compared, notes = _select(repo, head_commit, staged, worktree, base, head)
     ensure_current(repo)
-    result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes)
-    changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path)]
+    result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes,
+                         block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
+    changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
     result.files_changed = len(changes)
     if changes:
-        _assess(repo, old_rev, new_rev, [c.path for c in changes], result)
+        _assess(repo, config, old_rev, new_rev, [c.path for c in changes], result)
     return _finish(result, fmt, t0)
 
 
@@ -140,7 +145,7 @@ def _finish(result: CheckResult, fmt: str, t0: float) -> int:
 # --- the assessment ------------------------------------------------------------------------
 
 
-def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: CheckResult) -> None:
+def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[str], result: CheckResult) -> None:
     from graphguard import impact, sigdiff, signature
     from graphguard.binding import CallShape
     from graphguard.indexer import Indexer, parse_blob
@@ -278,8 +283,14 @@ def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: Ch
                 for s in fr.sites:
                     if new_q in (s.target, s.init_target):
                         add(_found(p, s, reaches_new=True, init=s.target != new_q))
-        callers = sorted((impact.decide(ctx, f) for f in found.values()), key=lambda c: (c.status.value != "broken", c.path, c.line))
+        # Generated code is walked through but is nobody's to fix.
+        callers = sorted(
+            (impact.decide(ctx, f) for f in found.values() if not config.is_generated(f.path)),
+            key=lambda c: (c.status.value != "broken", c.path, c.line),
+        )
         line = after_sig.line if after_sig is not None else (ch.before.line if ch.before is not None else 1)
+        marker_side = new if after_sig is not None and path in new.data else old
+        ignored = ignored_codes(marker_side.data.get(path, b""), line)
         result.changes.append(
             SymbolImpact(
                 symbol=qual,
@@ -290,7 +301,9 @@ def _assess(repo: Repo, old_rev: str, new_rev: str, paths: list[str], result: Ch
                 before=ch.before.text if ch.before is not None else None,
                 after=after_sig.text if after_sig is not None else None,
                 callers=tuple(callers),
-                tests=tuple(_tests(graph, callers)),
+                tests=tuple(_tests(graph, config, callers)),
+                ignored=ignored,
+                public=config.is_public(qual),
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
@@ -314,16 +327,32 @@ def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]
     return sorted(rows - changed)
 
 
-def _tests(graph: CodeGraph, callers) -> list[TestHit]:  # type: ignore[no-untyped-def]
+_IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
+
+
+def ignored_codes(source: bytes, line: int) -> tuple[str, ...]:
+    """Codes accepted by `# graphguard: ignore[code, ...]` on a definition's line ("*" for a bare ignore)."""
+    lines = source.splitlines()
+    if not 0 < line <= len(lines):
+        return ()
+    m = _IGNORE.search(lines[line - 1])
+    if m is None:
+        return ()
+    if m.group(1) is None:
+        return ("*",)
+    return tuple(c.strip() for c in m.group(1).decode("utf-8", "replace").split(",") if c.strip())
+
+
+def _tests(graph: CodeGraph, config: Config, callers) -> list[TestHit]:  # type: ignore[no-untyped-def]
     direct: dict[str, int] = {}
     for c in callers:
-        if is_test_path(c.path):
+        if config.is_test(c.path):
             direct[c.path] = min(direct.get(c.path, c.line), c.line)
     hits = [TestHit(p, line, True) for p, line in sorted(direct.items())]
     seen = set(direct)
     indirect: dict[str, int] = {}
     for c in callers:
-        if is_test_path(c.path):
+        if config.is_test(c.path):
             continue
         for test_path, line in graph.db.execute(
             "SELECT s.path, min(i.line) FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"

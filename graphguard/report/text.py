@@ -25,6 +25,10 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
     lines: list[str] = []
     for ch in result.changes:
         lines.append(c("bold", f"{ch.path}:{ch.line}: {ch.symbol} {ch.change}") + (f" [{', '.join(ch.breaking)}]" if ch.breaking else ""))
+        if ch.ignored:
+            lines.append(f"    accepted: graphguard: ignore[{', '.join(ch.ignored)}]")
+        if ch.public:
+            lines.append("    public API: callers outside the repository are affected too")
         if ch.before:
             lines.append(f"    before: {ch.before}")
         if ch.after:
@@ -45,6 +49,8 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
     unknown = sum(1 for ch in result.changes for k in ch.callers if k.status is Status.UNKNOWN)
     if result.verdict == "block":
         summary = c("red", f"graphguard: BLOCK: {broken} broken caller{'s' * (broken != 1)}") + f" of {len(result.changes)} changed interface{'s' * (len(result.changes) != 1)} ({what})"
+    elif broken:
+        summary = c("green", "graphguard: pass") + f": {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({what})"
     elif result.changes:
         summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, all callers bind ({what})"
     else:
