@@ -4,6 +4,10 @@ Facts of one file depend only on its blob: they hold no path and no module
 name, so they can be cached by blob SHA and shared by every commit, branch
 and worktree that has the same content. Lines are 1-based, columns 0-based
 byte offsets, end positions inclusive for lines and exclusive for columns.
+
+Per-fact records are NamedTuples rather than frozen dataclasses: a large
+repository has hundreds of thousands of them, and a frozen dataclass pays one
+`object.__setattr__` per field when it is created.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from graphguard.versions import FACTS_VERSION
 
@@ -57,8 +62,7 @@ class Resolution(enum.Enum):
     UNRESOLVED = "unresolved"
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
     qualname: str  # module-relative: "total", "Cart.checkout", "f.<locals>.g"
     kind: DefKind
     line: int
@@ -70,8 +74,7 @@ class Definition:
     is_async: bool = False
 
 
-@dataclass(frozen=True)
-class Import:
+class Import(NamedTuple):
     module: str  # dotted, without the leading dots of a relative import ("" for `from . import x`)
     level: int  # leading dots
     name: str | None  # None for `import a.b`; "*" for a star import
@@ -91,8 +94,7 @@ class Import:
         return self.module.split(".", 1)[0]
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(NamedTuple):
     # Callee as a chain of names: "total", "self.session.get", "client.get_session().close",
     # "super().save"; an unnameable receiver is "?": "?.join" for `"".join(...)`.
     callee: str
@@ -111,8 +113,7 @@ class CallSite:
         return self.callee.rsplit(".", 1)[-1].removesuffix("()")
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     target: str  # a name chain: "timezone.now", "helper", "models.Model"
     kind: RefKind
     scope: str
@@ -122,8 +123,7 @@ class Reference:
     end_col: int
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     scope: str  # definition whose body holds it ("" = module); class body for class-level annotations
     target: str  # "x", or "self.session" for instance attributes
     kind: BindKind

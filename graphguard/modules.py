@@ -52,6 +52,14 @@ class ModuleMap:
             parent = posixpath.dirname(d)
             if parent not in packages:
                 roots.add(parent)
+        # Folders above a root may be namespace packages under the real sys.path entry
+        # (src/company/product/__init__.py is `company.product`): their roots count too.
+        for r in list(roots):
+            while r:
+                r = posixpath.dirname(r)
+                if r in packages:
+                    break
+                roots.add(r)
         ordered = tuple(sorted(roots, key=lambda r: (-r.count("/") - (r != ""), r)))
         m = cls(paths=paths, roots=ordered)
         tops: set[str] = set()

@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from graphguard.model import Binding, BindKind, DefKind, Definition, FileFacts, Import, RefKind, Resolution
 from graphguard.modules import STDLIB, ModuleMap
@@ -71,8 +72,7 @@ Target = Sym | Mod | Inst | Ext | Partial | Data | None
 # --- what a file resolves to ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):
     """A row of the graph: one use of a name at a place, and what it reaches."""
 
     kind: str  # "call" | "reference" | "inherit" | "import"

@@ -34,6 +34,7 @@ MAX_CHAIN = 32
 
 _SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_COMMENT_LINE = re.compile(rb"^[ \t\f]*#[^\r\n]*", re.MULTILINE)
 _PARTIAL = {"partial", "functools.partial"}
 _TYPE_CHECKING = {b"TYPE_CHECKING", b"typing.TYPE_CHECKING", b"t.TYPE_CHECKING"}
 
@@ -96,6 +97,9 @@ def parse(source: bytes) -> FileFacts:
     if len(source) > MAX_BYTES:
         return skipped(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
     source, warning = decode(source)
+    # Comment-only lines become spaces (same bytes, same offsets): tree-sitter-python's
+    # scanner is quadratic in a run of comment lines after a statement (20 000 lines: 10 s).
+    source = _COMMENT_LINE.sub(lambda m: b" " * len(m.group()), source)
     tree = treesitter.parse(source)
     grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in PATTERNS}
     for index, caps in treesitter.matches(QUERY, tree.root_node):
