@@ -67,9 +67,10 @@ class ModuleMap:
             stem = _strip_suffix(path)
             if posixpath.basename(stem) == "__init__":
                 stem = posixpath.dirname(stem)
-            for root in ordered:
-                if root and not path.startswith(root + "/"):
-                    continue
+            # The roots above this file, deepest first: walk its folders, not all roots.
+            parts = path.split("/")[:-1]
+            above = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
+            for root in [r for r in above if r in roots] + [""]:
                 rel = stem[len(root) + 1 :] if root else stem
                 if not rel:
                     continue
