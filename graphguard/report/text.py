@@ -7,6 +7,7 @@ import sys
 
 from graphguard.result import CheckResult, Status
 
+MAX_LISTED = 10  # indirect tests shown per change; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
 
 
@@ -39,7 +40,13 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
         if not ch.callers:
             lines.append(c("dim", "  no callers in the repository"))
         if ch.tests:
-            lines.append("  tests to run: " + " ".join(t.path for t in ch.tests))
+            direct = [t.path for t in ch.tests if t.direct]
+            through = [t.path for t in ch.tests if not t.direct]
+            if direct:
+                lines.append("  tests that use it: " + " ".join(direct))
+            if through:
+                shown = " ".join(through[:MAX_LISTED]) + (f" (+{len(through) - MAX_LISTED} more: --format json lists all)" if len(through) > MAX_LISTED else "")
+                lines.append(f"  tests through its callers: {shown}")
         lines.append("")
     for w in result.warnings:
         lines.append(c("yellow", f"warning: {w.path}: {w.message}"))
