@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hook-type", required=True)
     p.add_argument("hook_args", nargs="*")
     command("stats", "what the graph holds and how much of it resolved")
-    p = command("check", "block a change that leaves a caller broken; report interface changes", formats=("text", "json"))
+    p = command("check", "block a change that leaves a caller broken; report interface changes",
+                formats=("text", "json", "markdown", "sarif", "github", "codequality"))
     what = p.add_mutually_exclusive_group()
     what.add_argument("--staged", action="store_true", help="check the staged changes (the index) against HEAD")
     what.add_argument("--worktree", action="store_true", help="check the working tree against HEAD")

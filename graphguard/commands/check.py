@@ -48,7 +48,8 @@ def _select(repo: Repo, head: str | None, staged: bool, worktree: bool, base: st
         try:
             base_commit = git.resolve_commit(root, base)
         except GraphguardError:
-            hint = " (a shallow clone: fetch it, e.g. `git fetch origin main`)" if git.is_shallow(root) else ""
+            hint = (" (a shallow clone: fetch it, e.g. `git fetch origin main`, or check out"
+                    " with actions/checkout `fetch-depth: 0`)") if git.is_shallow(root) else ""
             raise GraphguardError(f"unknown revision: {base}{hint}") from None
         old = git.merge_base(root, base_commit, new)
         if old is None:
@@ -139,6 +140,13 @@ def _finish(result: CheckResult, fmt: str, t0: float) -> int:
 
     result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
     output.write(RENDERERS[fmt](result))
+    if fmt == "github":  # GitHub sets GITHUB_STEP_SUMMARY in every step: only this format writes it
+        from graphguard.report.github import append_step_summary
+
+        try:
+            append_step_summary(result)
+        except GraphguardError as e:
+            output.warn(f"step summary not written: {e}")
     return 1 if result.verdict == "block" else 0
 
 
@@ -273,6 +281,12 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                 for s in resolver.resolve_file(p).sites:
                     if qual in (s.target, s.init_target):
                         add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.target != qual))
+            if stored_head == new_rev:  # CI: the graph describes the head, where unchanged files read the same
+                for u in graph.uses_of(qual):  # method calls on receivers typed by name only, as the hook sees them
+                    if u.resolution == "by-name" and u.path not in changed_paths:
+                        add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, u.resolution,
+                                         CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
+                                         reaches_new=ch.change.value == "signature"))
         # Changed files: their new version, resolved against the old and against the new repository.
         for p, fr in fresh_old.items():
             for s in fr.sites:
@@ -283,18 +297,33 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                 for s in fr.sites:
                     if new_q in (s.target, s.init_target):
                         add(_found(p, s, reaches_new=True, init=s.target != new_q))
+            # Unchanged files reach the new definition when their names lead there now: a
+            # re-export left behind by a move, an alias kept by a rename, a factory's return type.
+            if ch.change.value != "signature":
+                stale = {f.path for f in found.values() if not f.reaches_new and f.path not in changed_paths}
+                for p in sorted(stale & set(new_map.primary)):
+                    for s in new_resolver.resolve_file(p).sites:
+                        if new_q in (s.target, s.init_target):
+                            add(_found(p, s, reaches_new=True, init=s.target != new_q))
+                if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
+                    for key, f in found.items():
+                        if f.resolution == "by-name" and not f.reaches_new:
+                            found[key] = dataclasses.replace(f, reaches_new=True)
         # Generated code is walked through but is nobody's to fix.
         callers = sorted(
-            (impact.decide(ctx, f) for f in found.values() if not config.is_generated(f.path)),
+            (impact.decide(ctx, _on_class(new_resolver, f) if is_method else f)
+             for f in found.values() if not config.is_generated(f.path)),
             key=lambda c: (c.status.value != "broken", c.path, c.line),
         )
         line = after_sig.line if after_sig is not None else (ch.before.line if ch.before is not None else 1)
-        marker_side = new if after_sig is not None and path in new.data else old
-        ignored = ignored_codes(marker_side.data.get(path, b""), line)
+        # A move is reported where the definition is now: its line, and any ignore marker, are there.
+        where = ch.new_module if ch.change.value == "moved" and ch.new_module is not None else path
+        marker_side = new if after_sig is not None and where in new.data else old
+        ignored = ignored_codes(marker_side.data.get(where, b""), line)
         result.changes.append(
             SymbolImpact(
                 symbol=qual,
-                path=path,
+                path=where,
                 line=line,
                 change=ch.change.value,
                 breaking=tuple(ch.breaking),
@@ -307,6 +336,21 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _on_class(resolver, f):  # type: ignore[no-untyped-def]
+    """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
+    from graphguard.model import DefKind
+    from graphguard.resolve import Sym
+
+    receiver = f.text.rsplit(".", 1)[0] if f.kind == "call" and f.via == "self" and "." in f.text else ""
+    info = resolver.info(f.path) if receiver and f.path in resolver.modmap.primary else None
+    if info is None:
+        return f
+    module = info.module
+    scope = f.caller[len(module) + 1:] if f.caller.startswith(module + ".") else ""
+    target = resolver.chain(info, scope, receiver)
+    return dataclasses.replace(f, via="class") if isinstance(target, Sym) and target.kind is DefKind.CLASS else f
 
 
 def _found(path: str, s, *, reaches_new: bool, init: bool):  # type: ignore[no-untyped-def]

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graphguard.report import json_report, text
+from graphguard.report import codequality, github, json_report, markdown, sarif, text
 from graphguard.result import CheckResult
 
 RENDERERS: dict[str, Callable[[CheckResult], str]] = {
     "text": text.render,
     "json": json_report.render,
+    "markdown": markdown.render,
+    "sarif": sarif.render,
+    "github": github.render,
+    "codequality": codequality.render,
 }

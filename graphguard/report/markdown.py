@@ -84,32 +84,40 @@ def _summary(result: CheckResult) -> str:
         return (f"✅ **graphguard: pass**: no interface change ({_what(result)}, "
                 f"{_plural(result.files_changed, 'Python file')} changed)")
     if result.verdict == "block":
-        head = f"❌ **graphguard: block**: {_plural(broken, 'broken caller')}"
-        if not broken:
-            head = "❌ **graphguard: block**: a change the configuration blocks"
+        blocking = sum(1 for ch in result.changes if result.blocks(ch))
+        head = (f"❌ **graphguard: block**: {_plural(broken, 'broken caller')}" if broken else
+                f"❌ **graphguard: block**: {_plural(blocking, 'blocking change')} (configuration, public API or unknown callers)")
+    elif broken:
+        head = f"✅ **graphguard: pass**: {_plural(broken, 'broken caller')} accepted by `graphguard: ignore`"
     else:
         head = "✅ **graphguard: pass**: all callers bind" if not unknown else "⚠️ **graphguard: pass**: no broken caller"
     tail = f", {unknown} unknown" if unknown else ""
     return f"{head}{tail}; {changed} ({_what(result)})"
 
 
-def _details(change: SymbolImpact) -> str:
+def _details(result: CheckResult, change: SymbolImpact) -> str:
     broken, unknown, ok = (_count(change, s) for s in (Status.BROKEN, Status.UNKNOWN, Status.OK))
     counts = ", ".join(f"{n} {name}" for n, name in ((broken, "broken"), (unknown, "unknown"), (ok, "ok")) if n) or "no callers"
     title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change)}: {counts}"
              f" (<code>{html.escape(change.path)}:{change.line}</code>)")
-    out = [f"<details{' open' if broken else ''}>", f"<summary>{title}</summary>", ""]
+    is_open = change.broken or result.blocks(change)
+    out = [f"<details{' open' if is_open else ''}>", f"<summary>{title}</summary>", ""]
     sig = [f"- {line}" for line in (change.before or "").splitlines()] + [f"+ {line}" for line in (change.after or "").splitlines()]
     if sig:
         out += [_fence(sig, "diff"), ""]
     if change.breaking:
-        codes = ", ".join(_code(c) + (" (ignored)" if c in change.ignored else "") for c in change.breaking)
+        codes = ", ".join(_code(c) + (" (accepted)" if change.accepted(c) else "") for c in change.breaking)
         out += [f"Changes: {codes}", ""]
+    if change.ignored:
+        marker = "# graphguard: ignore[" + ", ".join(change.ignored) + "]"
+        out += [f"Accepted by {_code(marker)}.", ""]
+    if change.public:
+        out += ["Public API: callers outside the repository are affected too.", ""]
     callers = _callers_sorted(change)
     if callers:
         out += ["| status | location | caller | reason |", "|---|---|---|---|"]
         for k in callers[:MAX_TABLE_ROWS]:
-            out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller, table=True)} | {_cell(k.reason)} |")
+            out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_cell(k.reason)} |")
         rest = callers[MAX_TABLE_ROWS:]
         if rest:
             n_broken = sum(1 for k in rest if k.status is Status.BROKEN)
@@ -237,7 +245,7 @@ def _size(text: str) -> int:
 def render(result: CheckResult, *, max_bytes: int = COMMENT_LIMIT) -> str:
     changes = sorted(result.changes, key=lambda ch: (ch.path, ch.line, ch.symbol))
     head = f"{MARKER}\n{_summary(result)}"
-    details = [_details(ch) for ch in changes]
+    details = [_details(result, ch) for ch in changes]
     optional = [("tests", _tests(changes)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
 
     # Leave out the least important sections until the comment fits: ok-only changes, then

@@ -1,0 +1,117 @@
+"""`--format github`: GitHub Actions workflow commands, one annotation per broken or unknown caller.
+
+    ::error file=PATH,line=L,endLine=E,title=TITLE::MESSAGE      a broken caller (at the call site)
+    ::warning file=PATH,line=L,endLine=E,title=TITLE::MESSAGE    a caller that cannot be decided
+    ::notice::N more ...                                         what the cap left out
+    graphguard: block: ...                                       a plain summary line for the log
+
+GitHub displays only ten error (and ten warning) annotations per step, so the ten most important
+are printed (broken before unknown, then by path, line, symbol) and a notice counts the rest.
+
+`render` is pure. `append_step_summary(result, env)` is the one function here that does I/O: when
+`GITHUB_STEP_SUMMARY` names a file it appends the Markdown report, capped so the file stays under
+GitHub's 1 MiB limit. The check command calls it for `--format github`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from graphguard.errors import GraphguardError
+from graphguard.report import markdown
+from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact
+
+MAX_ANNOTATIONS = 10
+STEP_SUMMARY_LIMIT = 1024 * 1024  # bytes per step
+#: Below this much room a summary would say nothing useful: append nothing.
+MIN_SUMMARY_ROOM = 512
+
+
+def escape_data(text: str) -> str:
+    """The message of a workflow command (toolkit's escapeData)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A `key=value` property of a workflow command (toolkit's escapeProperty)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _ordered(result: CheckResult) -> list[tuple[CallerImpact, SymbolImpact]]:
+    rank = {Status.BROKEN: 0, Status.UNKNOWN: 1}
+    found = [(k, ch) for ch in result.changes for k in ch.callers if k.status in rank]
+    return sorted(found, key=lambda kc: (rank[kc[0].status], kc[0].path, kc[0].line, kc[1].symbol, kc[0].caller))
+
+
+def _annotation(result: CheckResult, k: CallerImpact, ch: SymbolImpact) -> str:
+    broken = k.status is Status.BROKEN
+    # error exactly for what blocks: an accepted breakage warns, fail_on_unknown makes unknown an error
+    error = result.blocks(ch) and (broken or result.fail_on_unknown)
+    title = f"graphguard: {'broken call to' if broken else 'cannot check call to'} {ch.symbol}"
+    codes = f": {', '.join(ch.breaking)}" if ch.breaking else ""
+    message = f"{k.caller or k.path}: {k.reason}\n{ch.symbol} changed ({ch.change}{codes}) at {ch.path}:{ch.line}"
+    if ch.after:
+        message += f"\nnow: {ch.after}"
+    props = f"file={escape_property(k.path)},line={k.line},endLine={max(k.line, k.end_line)},title={escape_property(title)}"
+    return f"::{'error' if error else 'warning'} {props}::{escape_data(message)}"
+
+
+def _summary(result: CheckResult, broken: int, unknown: int) -> str:
+    n = len(result.changes)
+    changed = f"{n} changed interface{'s' * (n != 1)}"
+    if result.verdict == "block":
+        line = f"graphguard: block: {broken} broken caller{'s' * (broken != 1)} of {changed}"
+    elif broken:
+        line = f"graphguard: pass: {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({changed})"
+    elif n:
+        line = f"graphguard: pass: {changed}, no broken caller"
+    else:
+        line = f"graphguard: pass: no interface change ({result.files_changed} Python file{'s' * (result.files_changed != 1)} changed)"
+    return line + (f"; {unknown} unknown" if unknown else "")
+
+
+def render(result: CheckResult) -> str:
+    found = _ordered(result)
+    lines = [_annotation(result, k, ch) for k, ch in found[:MAX_ANNOTATIONS]]
+    rest = found[MAX_ANNOTATIONS:]
+    if rest:
+        n_broken = sum(1 for k, _ in rest if k.status is Status.BROKEN)
+        split = ", ".join(f"{n} {what}" for n, what in ((n_broken, "broken"), (len(rest) - n_broken, "unknown")) if n)
+        lines.append("::notice::" + escape_data(
+            f"graphguard: {len(rest)} more caller{'s' * (len(rest) != 1)} not annotated ({split}):"
+            f" GitHub shows {MAX_ANNOTATIONS} per step. The step summary and `graphguard check` list them all."
+        ))
+    broken = sum(1 for k, _ in found if k.status is Status.BROKEN)
+    lines.append(_summary(result, broken, len(found) - broken))
+    return "\n".join(lines)
+
+
+def step_summary(result: CheckResult, room: int) -> str:
+    """The Markdown to append to a step summary that has `room` bytes left ("" when too little)."""
+    if room < MIN_SUMMARY_ROOM:
+        return ""
+    return markdown.render(result, max_bytes=room)
+
+
+def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ) -> str | None:
+    """Append the Markdown report to `$GITHUB_STEP_SUMMARY`; the path written, or None when not set or full."""
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return None
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        size = 0
+    except OSError as e:
+        raise GraphguardError(f"cannot read the step summary file {path}: {e}") from None
+    sep = "\n" if size else ""
+    text = step_summary(result, STEP_SUMMARY_LIMIT - 1 - size - len(sep))
+    if not text:
+        return None
+    try:
+        with open(path, "a", encoding="utf-8", newline="") as f:
+            f.write(sep + text)
+    except OSError as e:
+        raise GraphguardError(f"cannot append to the step summary file {path} (GITHUB_STEP_SUMMARY): {e}") from None
+    return path
