@@ -30,7 +30,8 @@ class Found:
     resolution: str  # exact | partial | by-name
     shape: CallShape
     reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
-    via: str = "self"  # self: the symbol itself; init: a constructor run by instantiating (a subclass of) its class
+    via: str = "self"  # self: the symbol itself; init: a constructor run by instantiating (a subclass of) its class;
+    # class: a method called on a class (`Sub.method(obj, ...)`), which passes self itself
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,12 @@ def _gone(ctx: ChangeContext, use: Found) -> str:
     name = ctx.qualname.rsplit(".", 1)[-1]
     where = ""
     if ctx.kind == "renamed" and ctx.new_qualname:
-        where = f" (renamed to '{ctx.new_qualname.rsplit('.', 1)[-1]}')"
+        # The part that changed: `make_stamp`, or `Klient.get` for a method of a renamed class.
+        old_parts, new_parts = ctx.qualname.split("."), ctx.new_qualname.split(".")
+        same = 0
+        while same < min(len(old_parts), len(new_parts)) - 1 and old_parts[same] == new_parts[same]:
+            same += 1
+        where = f" (renamed to '{'.'.join(new_parts[same:])}')"
     elif ctx.kind == "moved" and ctx.new_qualname:
         where = f" (moved to '{ctx.new_qualname}')"
     if use.kind == "import":
@@ -67,6 +73,10 @@ def implicit_first(ctx: ChangeContext, use: Found, sig: Signature) -> bool:
     """Does Python supply the first parameter at this call?"""
     if not ctx.is_method or sig.is_staticmethod:
         return False
+    if use.via == "init":
+        return True  # `Class(...)` runs __init__ bound to the new instance
+    if use.via == "class":
+        return sig.is_classmethod
     if sig.is_classmethod:
         return True
     receiver = use.text.rsplit(".", 1)[0] if "." in use.text else ""
@@ -88,7 +98,8 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         return impact(Status.OK, "imports it")
     if use.kind == "inherit":
         return impact(Status.OK, "subclasses it")
-    breaking = [c for c in ctx.breaking if c.partition(":")[0] not in INFORMATIONAL]
+    # A use that reaches the new definition is past the rename or move: only the shape counts.
+    breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
     if use.kind == "reference":
         if breaking and sig is not None:
             return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")
@@ -99,9 +110,9 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         return impact(Status.UNKNOWN, "called through functools.partial: some arguments were bound elsewhere")
     if any(c in ("became-async", "became-sync") for c in ctx.breaking):
         code = next(c for c in ctx.breaking if c in ("became-async", "became-sync"))
-        binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig) if use.via == "self" else False)
+        binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
         if binding.status is BindStatus.BROKEN:
             return impact(Status.BROKEN, binding.reason)
         return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
-    binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig) if use.via == "self" else False)
+    binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
     return impact(_BIND[binding.status], binding.reason)

@@ -133,6 +133,12 @@ class Indexer:
         for e in git.ls_tree(self.root, rev):
             if not is_python(e.path) or self.config.is_excluded(e.path):
                 continue
+            try:
+                e.path.encode("utf-8")
+            except UnicodeEncodeError:  # git names are bytes; SQLite and the reports need text
+                shown = e.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                warnings.append((shown, "file name is not valid UTF-8; not indexed"))
+                continue
             if e.mode == git.MODE_SYMLINK:
                 warnings.append((e.path, "symlink; not followed"))
             elif e.mode == git.MODE_SUBMODULE:
@@ -160,6 +166,9 @@ class Indexer:
             if self.is_current(head):  # another process did it while we waited
                 return IndexResult(head, noop=True)
             result = self._update(head)
+            from graphguard.retrieval.maintain import after_index
+
+            after_index(store, self.root, head)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
 

@@ -42,6 +42,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
+    from graphguard.retrieval.rank import PROFILES
+
+    for name, what, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
+                            ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
+        p = command(name, what)
+        if arg == "task":
+            p.add_argument("task", help="the task, in words (an issue, a commit message)")
+        else:
+            p.add_argument("seeds", nargs="+", metavar="PATH|SYMBOL", help="files (relative to the repository) or dotted symbols")
+        p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+        p.add_argument("--budget", type=int, default=8000, metavar="TOKENS",
+                       help="at most this many tokens of source, about 4 characters each (default 8000)")
+        p.add_argument("--depth", type=int, default=1, choices=(0, 1, 2), help="graph hops from the seeds (default 1)")
+        p.add_argument("--profile", default="default", choices=tuple(PROFILES), help="ranking weights for the kind of task")
     return parser
 
 
@@ -81,6 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from graphguard.commands.callers import callers
 
                 return callers(repo, args.symbol, fmt=args.format)
+            if args.command in ("context", "related"):
+                from graphguard.commands import context as ctx
+
+                opts = dict(limit=args.limit, budget=args.budget, depth=args.depth, profile=args.profile, fmt=args.format)
+                if args.command == "context":
+                    return ctx.context(repo, args.task, **opts)
+                return ctx.related(repo, ctx.seeds_from_cwd(repo, args.seeds), **opts)
             raise NotImplementedError(args.command)
     except Exit as e:
         return e.code

@@ -330,8 +330,8 @@ class Resolver:
             name = base if imp.alias else base.split(".", 1)[0]
             return self.module(name, path) or self.external_or_none(name)
         target = self.module(base, path)
-        if target is None:
-            return self.external_or_none(f"{base}.{imp.name}")
+        if target is None:  # a relative import is never stdlib or third-party
+            return None if imp.level else self.external_or_none(f"{base}.{imp.name}")
         assert isinstance(target, Mod)
         return self.attribute(target, imp.name, depth + 1)
 
@@ -541,6 +541,19 @@ class Resolver:
             if t.path != path:
                 out.uses.setdefault(t.path, set()).add(t.qualname)
 
+        def depend_on_receiver(scope: str, chain: str) -> None:
+            # An unresolved `a.b().c` depends on the file of its longest resolved prefix, where `c`
+            # may appear later: without the edge, that change would not re-resolve this file.
+            parts = chain.split(".")
+            for i in range(len(parts), 0, -1):
+                t = resolve(scope, ".".join(parts[:i]))
+                if t is None:
+                    continue
+                where = t.cls.path if isinstance(t, Inst) else t.func.path if isinstance(t, Partial) else getattr(t, "path", None)
+                if where and where != path:
+                    out.uses.setdefault(where, set())
+                return
+
         for c in info.facts.calls:
             t = resolve(c.scope, c.callee)
             resolution = Resolution.UNRESOLVED
@@ -560,6 +573,8 @@ class Resolver:
                         init = ctor.qualname
             elif isinstance(t, Ext):
                 resolution = Resolution.EXTERNAL
+            else:
+                depend_on_receiver(c.scope, c.callee)
             out.sites.append(
                 Site("call", full_scope(c.scope), c.callee, c.name, resolution, target, target_path, init,
                      c.line, c.end_line, c.col, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar)
@@ -578,6 +593,8 @@ class Resolver:
                                       r.line, r.end_line, r.col, r.end_col))
             elif isinstance(t, Mod) and t.path and t.path != path:
                 out.uses.setdefault(t.path, set())
+            elif t is None:
+                depend_on_receiver(r.scope, r.target)
         for imp in info.facts.imports:
             out.imports.append(self._import_row(imp, path, out, full_scope))
         return out
@@ -587,7 +604,7 @@ class Resolver:
         if base is None:
             return ImportRow(imp.line, "." * imp.level + imp.module, imp.name, "unresolved", None, imp.scope, imp.type_checking)
         if imp.name == "*":
-            t: Target = self.module(base, path) or self.external_or_none(base)
+            t: Target = self.module(base, path) or (None if imp.level else self.external_or_none(base))
         else:
             t = self.imported(imp, path)
             if imp.name is None and isinstance(t, Mod):
@@ -608,6 +625,10 @@ class Resolver:
         if isinstance(t, Ext):
             return ImportRow(imp.line, base, imp.name, "external", None, imp.scope, imp.type_checking)
         # An attribute of an in-repository module we could not find (set at runtime, or gone).
+        # This file still depends on that module: when the name comes back there, it must be re-resolved.
+        mod = self.module(base, path) if imp.name is not None else None
+        if isinstance(mod, Mod) and mod.path and mod.path != path:
+            out.uses.setdefault(mod.path, set())
         return ImportRow(imp.line, base, imp.name, "unresolved", None, imp.scope, imp.type_checking)
 
 

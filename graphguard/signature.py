@@ -15,7 +15,7 @@ import enum
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import libcst as cst
 import libcst.matchers as m
@@ -27,8 +27,8 @@ DefKind = Literal["function", "method", "class"]
 #: CPython's tokenizer refuses more nested brackets than this (MAXLEVEL); LibCST's native
 #: parser has no such limit and overflows its stack (a segfault, not an exception) at ~1,500.
 MAX_NESTING = 200
-#: The native parser runs on its own thread with this stack, so that long operator, `elif`
-#: and attribute chains exhaust neither the caller's thread (512 KiB on macOS) nor 8 MiB.
+#: Parsing and visiting run on a thread with this stack (reserved, not committed), so that
+#: long operator, `elif` and attribute chains raise instead of overflowing the C stack.
 _PARSER_STACK = 256 * 1024 * 1024
 
 
@@ -122,19 +122,37 @@ def extract(source: bytes | str) -> ModuleSignatures:
     """The interface of the module whose source is given; raises SignatureParseError."""
     if _bracket_depth(source) > MAX_NESTING:
         raise SignatureParseError("too deeply nested to parse")
+    return _on_large_stack(_extract, source)
+
+
+def _extract(source: bytes | str) -> ModuleSignatures:
     try:
-        wrapper = MetadataWrapper(_parse(source), unsafe_skip_copy=True)  # ours alone: no copy needed
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)  # ours alone: no copy
         collector = _Collector(wrapper.module)
         wrapper.visit(collector)
     except cst.ParserSyntaxError as e:
         raise SignatureParseError(f"syntax error at line {e.raw_line}") from None
-    except RecursionError:
-        raise SignatureParseError("too deeply nested to parse") from None
     except (SyntaxError, UnicodeError) as e:  # an undecodable file or a bad coding cookie
         raise SignatureParseError(f"cannot decode source: {str(e).splitlines()[0]}") from None
+    except Exception as e:
+        # LibCST recurses once per nesting level (an `elif` chain, `a + b + ...`). Past the
+        # recursion limit a RecursionError surfaces, sometimes wrapped by LibCST's own
+        # context managers in another exception (a KeyError from PositionProvider).
+        if not _caused_by_recursion(e):
+            raise
+        raise SignatureParseError("too deeply nested to parse") from None
     # Classes are recorded when they close, after their methods: restore source order.
     defs = dict(sorted(collector.defs.items(), key=lambda item: item[1].line))
     return ModuleSignatures(defs=defs, all_names=collector.all_names)
+
+
+def _caused_by_recursion(error: BaseException | None) -> bool:
+    seen = 0
+    while error is not None and seen < 10_000:
+        if isinstance(error, RecursionError):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False
 
 
 def _bracket_depth(source: bytes | str) -> int:
@@ -150,32 +168,39 @@ def _bracket_depth(source: bytes | str) -> int:
 _Code = Callable[[cst.CSTNode], str]
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
 _STACK_LOCK = threading.Lock()
+_T = TypeVar("_T")
 
 
-def _parse(source: bytes | str) -> cst.Module:
-    """`cst.parse_module` on a thread with a large stack; exceptions reach the caller."""
-    outcome: list[cst.Module | BaseException] = []
+def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) -> _T:
+    """Run `function(source)` on a thread of its own with a large stack; its exception is re-raised here.
+
+    LibCST's native parser recurses on the C stack without a limit, and its Python
+    visitors recurse through C calls: on the caller's thread (8 MiB, 512 KiB for
+    a macOS worker thread) deep code would crash the process instead of raising.
+    """
+    outcome: list[_T] = []
+    failure: list[BaseException] = []
 
     def run() -> None:
         try:
-            outcome.append(cst.parse_module(source))
+            outcome.append(function(source))
         except BaseException as e:  # noqa: B036 - handed to the calling thread
-            outcome.append(e)
+            failure.append(e)
 
     try:
         with _STACK_LOCK:  # stack_size is process-wide: set it only around our own start()
             previous = threading.stack_size(_PARSER_STACK)
             try:
-                thread = threading.Thread(target=run, name="graphguard-parse")
+                thread = threading.Thread(target=run, name="graphguard-signatures", daemon=True)
                 thread.start()
             finally:
                 threading.stack_size(previous)
-    except (RuntimeError, ValueError, MemoryError):  # no such thread allowed here: parse in place
+    except (RuntimeError, ValueError, MemoryError):  # no such thread allowed here: run in place
         run()
     else:
         thread.join()
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
+    if failure:
+        raise failure[0]
     return outcome[0]
 
 

@@ -37,6 +37,14 @@ def script(hook_type: str) -> str:
 def install(repo_path: str, *, uninstall: bool = False) -> int:
     root = git.repo_paths(repo_path).root
     folder = hooks_dir(root)
+    if not uninstall:
+        for hook_type in HOOK_TYPES:
+            path = os.path.join(folder, hook_type)
+            if os.path.lexists(path) and not is_ours(path) and os.path.lexists(path + LEGACY_SUFFIX):
+                # Moving this one aside would overwrite the hook kept there by an earlier install.
+                raise GraphguardError(
+                    f"{path} is not graphguard's and {path + LEGACY_SUFFIX} already keeps an earlier hook; move one of them away"
+                )
     try:
         os.makedirs(folder, exist_ok=True)
         for hook_type in HOOK_TYPES:
@@ -45,19 +53,21 @@ def install(repo_path: str, *, uninstall: bool = False) -> int:
             if uninstall:
                 if is_ours(path):
                     os.remove(path)
-                    if os.path.exists(legacy):
+                    if os.path.lexists(legacy):
                         os.replace(legacy, path)
                         output.write(f"restored {path}")
                     else:
                         output.write(f"removed {path}")
                 continue
-            if os.path.exists(path) and not is_ours(path):
-                # A foreign hook is chained, never overwritten.
+            if os.path.lexists(path) and not is_ours(path):
+                # A foreign hook (or a symlink, even a dangling one) is chained, never overwritten.
                 os.replace(path, legacy)
                 output.write(f"kept the existing {hook_type} hook: it runs first ({legacy})")
-            with open(path, "w", encoding="utf-8", newline="\n") as f:
+            # Write beside it and rename: never through a symlink that stands at `path`.
+            with open(path + ".graphguard-tmp", "w", encoding="utf-8", newline="\n") as f:
                 f.write(script(hook_type))
-            os.chmod(path, 0o755)
+            os.chmod(path + ".graphguard-tmp", 0o755)
+            os.replace(path + ".graphguard-tmp", path)
             output.write(f"installed {path}")
     except OSError as e:
         raise GraphguardError(f"cannot write hooks in {folder}: {e.strerror}") from None

@@ -1,0 +1,370 @@
+"""Retrieval on real history: does `graphguard context|related` find the files a commit changed?
+
+    python bench/retrieval_eval.py REPO [REPO ...] [--commits 60] [--readme README.md]
+
+REPO is a local git repository or a URL to clone; either way the script works
+in its own clone (under --workdir, default bench/.cache/retrieval) and never
+touches the original. For each project it takes the newest `--commits`
+non-merge commits that modified between --min-files and --max-files existing
+`.py` files, checks out each one's parent, lets graphguard bring its graph to
+it (as the post-checkout hook would), and asks two questions:
+
+- text task: `graphguard context "<commit message>"`; the answer should hold
+  every `.py` file the commit modified;
+- seeded task: `graphguard related <seed>`, the seed being the modified
+  non-test file with the most changed lines; the answer should hold the other
+  modified files.
+
+Each answer's files, in order of first appearance, are scored by recall@10,
+recall@20 and MRR, beside three baselines computed here at the same parent:
+BM25 over whole files with graphguard's tokenizer (text task), the seed's
+import neighbours (seeded task), and git co-change (the files committed most
+often with the seed in the history before the parent). graphguard's own
+history only ever covers the parent's ancestors (it follows HEAD), so
+nothing leaks from the commit or later. Query times are whole processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from graphguard.modules import is_test_path  # noqa: E402
+from graphguard.retrieval.tokenize import query_terms, tokens  # noqa: E402
+
+GG = [sys.executable, "-m", "graphguard"]
+LIMIT = 60  # results asked for (symbols; a file can give two)
+MARK_START = "<!-- retrieval-eval:start -->"
+MARK_END = "<!-- retrieval-eval:end -->"
+
+
+def git(repo: str, *args: str, input: bytes | None = None) -> bytes:
+    proc = subprocess.run(("git", *args), cwd=repo, capture_output=True, input=input)
+    if proc.returncode:
+        raise SystemExit(f"git {' '.join(args[:3])} failed in {repo}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+# --- the project -------------------------------------------------------------------------------
+
+
+def clone(spec: str, workdir: str) -> tuple[str, str]:
+    """(name, path of a private clone) of a local repository or a URL."""
+    name = re.sub(r"\.git$", "", spec.rstrip("/").rsplit("/", 1)[-1]) or "repo"
+    if os.path.isdir(spec):
+        name = os.path.basename(os.path.abspath(spec))
+    dest = os.path.join(workdir, name)
+    if not os.path.isdir(os.path.join(dest, ".git")):
+        os.makedirs(workdir, exist_ok=True)
+        subprocess.run(("git", "clone", "-q", "--no-local" if os.path.isdir(spec) else "-q", spec, dest), check=True)
+    tip = git(dest, "rev-parse", "origin/HEAD").decode().strip() if git(dest, "branch", "-r").strip() else "HEAD"
+    git(dest, "checkout", "-q", "--detach", tip)
+    return name, dest
+
+
+@dataclass
+class Case:
+    sha: str
+    parent: str
+    time: int
+    message: str
+    modified: list[str]  # .py files the commit modified (they exist at the parent)
+    seed: str
+
+
+_TRAILER = re.compile(r"^[A-Za-z-]+-by:.*$|^\(cherry picked from .*\)$", re.MULTILINE)
+
+
+def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case]:
+    out = git(repo, "log", "--no-merges", "--no-renames", "--numstat", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
+    cases = []
+    for rec in out.split(b"\x01"):
+        if not rec:
+            continue
+        head, ts, message, rest = rec.split(b"\0", 3)
+        shas = head.decode().split()
+        if len(shas) != 2:
+            continue  # a root commit
+        changed: dict[str, int] = {}
+        added: set[str] = set()
+        for entry in rest.split(b"\0"):
+            entry = entry.strip(b"\n")
+            if not entry:
+                continue
+            parts = entry.decode("utf-8", "surrogateescape").split("\t")
+            if len(parts) != 3:
+                continue
+            a, d, path = parts
+            if path.endswith(".py"):
+                changed[path] = (int(a) if a.isdigit() else 0) + (int(d) if d.isdigit() else 0)
+        if not (min_files <= len(changed) <= max_files):
+            continue
+        status = git(repo, "diff", "--name-status", "--no-renames", "-z", shas[1], shas[0], "--", "*.py").decode().split("\0")
+        modified = sorted(status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] == "M")
+        added = {status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] != "M"}
+        if len(modified) < min_files or added & set(modified):
+            continue
+        sources = [p for p in modified if not is_test_path(p)]
+        if not sources:
+            continue
+        seed = max(sources, key=lambda p: (changed.get(p, 0), p))
+        text = _TRAILER.sub("", message.decode("utf-8", "replace")).strip()
+        cases.append(Case(shas[0], shas[1], int(ts), text, modified, seed))
+        if len(cases) >= n:
+            break
+    return sorted(cases, key=lambda c: c.time)  # oldest first: history moves forward
+
+
+# --- baselines ---------------------------------------------------------------------------------
+
+
+class FileBM25:
+    """BM25 over whole .py files at a commit (graphguard's tokenizer; token counts cached per blob)."""
+
+    def __init__(self, repo: str, k1: float = 1.2, b: float = 0.75):
+        self.repo, self.k1, self.b = repo, k1, b
+        self.cache: dict[str, Counter[str]] = {}
+
+    def rank(self, rev: str, text: str) -> list[str]:
+        entries = []
+        for rec in git(self.repo, "ls-tree", "-r", "-z", rev).split(b"\0"):
+            if not rec:
+                continue
+            meta, _, path = rec.partition(b"\t")
+            mode, kind, sha = meta.decode().split(" ")
+            p = path.decode("utf-8", "surrogateescape")
+            if kind == "blob" and p.endswith(".py"):
+                entries.append((p, sha))
+        missing = [sha for _, sha in entries if sha not in self.cache]
+        if missing:
+            out = git(self.repo, "cat-file", "--batch", input="".join(s + "\n" for s in missing).encode())
+            pos = 0
+            for sha in missing:
+                nl = out.index(b"\n", pos)
+                size = int(out[pos:nl].split()[2])
+                self.cache[sha] = Counter(tokens(out[nl + 1 : nl + 1 + size].decode("utf-8", "replace")))
+                pos = nl + 1 + size + 1
+        docs = [(p, self.cache[sha]) for p, sha in entries]
+        n = len(docs)
+        avg = sum(sum(c.values()) for _, c in docs) / max(1, n)
+        terms = query_terms(text)
+        df = {t: sum(1 for _, c in docs if t in c) for t in terms}
+        scores = {}
+        for p, c in docs:
+            length = sum(c.values())
+            s = 0.0
+            for t in terms:
+                tf = c.get(t, 0)
+                if tf:
+                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                    s += idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / avg))
+            if s > 0:
+                scores[p] = s
+        return sorted(scores, key=lambda p: (-scores[p], p))
+
+
+class CoChange:
+    """Files most often committed together with the seed, over the commits before the parent."""
+
+    def __init__(self, repo: str):
+        self.repo = repo
+        self.files: dict[str, list[str]] = {}
+        self.by_path: dict[str, list[str]] = {}
+        out = git(repo, "log", "--no-merges", "--no-renames", "--name-only", "-z", "--format=%x01%H", "HEAD")
+        for rec in out.split(b"\x01"):
+            if not rec:
+                continue
+            sha, _, rest = rec.partition(b"\0")
+            paths = [p.decode("utf-8", "surrogateescape") for p in rest.lstrip(b"\n").split(b"\0") if p.strip(b"\n")]
+            paths = [p for p in paths if p.endswith(".py")]
+            self.files[sha.decode()] = paths
+            for p in paths:
+                self.by_path.setdefault(p, []).append(sha.decode())
+
+    def rank(self, parent: str, seed: str, existing: set[str]) -> list[str]:
+        ancestors = set(git(self.repo, "rev-list", parent).decode().split())
+        counts: Counter[str] = Counter()
+        for c in self.by_path.get(seed, []):
+            if c in ancestors:
+                counts.update(p for p in self.files[c] if p != seed and p in existing)
+        return sorted(counts, key=lambda p: (-counts[p], p))
+
+
+def import_neighbours(repo: str, seed: str) -> list[str]:
+    db = sqlite3.connect(os.path.join(repo, ".git", "graphguard", "graph.sqlite3"))
+    try:
+        rows = db.execute(
+            "SELECT d.path, e.n_symbols FROM file_edges e JOIN files s ON s.id = e.src JOIN files d ON d.id = e.dst"
+            " WHERE s.path = ? AND e.kind = 'import'"
+            " UNION ALL SELECT s.path, e.n_symbols FROM file_edges e JOIN files s ON s.id = e.src JOIN files d ON d.id = e.dst"
+            " WHERE d.path = ? AND e.kind = 'import'",
+            (seed, seed),
+        ).fetchall()
+    finally:
+        db.close()
+    best: dict[str, int] = {}
+    for p, n in rows:
+        best[p] = max(best.get(p, 0), n)
+    return sorted(best, key=lambda p: (-best[p], p))
+
+
+# --- graphguard ----------------------------------------------------------------------------------
+
+
+def ask(repo: str, args: Sequence[str], profile: str) -> tuple[list[str], float]:
+    t = time.perf_counter()
+    proc = subprocess.run([*GG, *args, "--repo", repo, "--format", "json", "--limit", str(LIMIT), "--budget", "1000000",
+                           "--profile", profile], capture_output=True)
+    elapsed = time.perf_counter() - t
+    if proc.returncode:
+        raise SystemExit(f"graphguard {' '.join(args[:1])} failed: {proc.stderr.decode(errors='replace')[-800:]}")
+    paths = list(dict.fromkeys(r["path"] for r in json.loads(proc.stdout)["results"]))
+    return paths, elapsed
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+
+def recall(ranked: Sequence[str], relevant: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & relevant) / len(relevant) if relevant else 0.0
+
+
+def mrr(ranked: Sequence[str], relevant: set[str]) -> float:
+    return next((1.0 / (i + 1) for i, p in enumerate(ranked) if p in relevant), 0.0)
+
+
+@dataclass
+class Scores:
+    r10: list[float] = field(default_factory=list)
+    r20: list[float] = field(default_factory=list)
+    rr: list[float] = field(default_factory=list)
+
+    def add(self, ranked: Sequence[str], relevant: set[str]) -> None:
+        self.r10.append(recall(ranked, relevant, 10))
+        self.r20.append(recall(ranked, relevant, 20))
+        self.rr.append(mrr(ranked, relevant))
+
+
+def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
+    name, repo = clone(spec, args.workdir)
+    cases = select_cases(repo, args.commits, args.min_files, args.max_files)
+    if not cases:
+        raise SystemExit(f"{name}: no commit modified {args.min_files}..{args.max_files} existing .py files")
+    bm25 = FileBM25(repo)
+    co = CoChange(repo)
+    methods = {k: Scores() for k in ("text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange")}
+    times: dict[str, list[float]] = {"context": [], "related": [], "index": []}
+    for i, case in enumerate(cases, 1):
+        git(repo, "checkout", "-q", "--detach", case.parent)
+        t = time.perf_counter()
+        subprocess.run([*GG, "index", "--repo", repo], check=True, capture_output=True)
+        times["index"].append(time.perf_counter() - t)
+        relevant = set(case.modified)
+        existing = {p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", case.parent).decode().split("\0") if p.endswith(".py")}
+        ranked, dt = ask(repo, ["context", case.message], args.profile)
+        times["context"].append(dt)
+        methods["text:graphguard"].add(ranked, relevant)
+        methods["text:bm25"].add(bm25.rank(case.parent, case.message), relevant)
+        others = relevant - {case.seed}
+        ranked, dt = ask(repo, ["related", case.seed], args.profile)
+        times["related"].append(dt)
+        methods["seeded:graphguard"].add([p for p in ranked if p != case.seed], others)
+        methods["seeded:imports"].add(import_neighbours(repo, case.seed), others)
+        methods["seeded:cochange"].add(co.rank(case.parent, case.seed, existing), others)
+        if args.verbose:
+            print(f"  {i}/{len(cases)} {case.sha[:10]} {len(case.modified)} files  seed {case.seed}", file=sys.stderr)
+    n_files = len([p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0") if p.endswith(".py")])
+    return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times,
+            "span": (time.strftime("%Y-%m-%d", time.gmtime(cases[0].time)), time.strftime("%Y-%m-%d", time.gmtime(cases[-1].time)))}
+
+
+LABELS = {
+    "text:graphguard": ("text", "graphguard context"),
+    "text:bm25": ("text", "BM25 over files"),
+    "seeded:graphguard": ("seeded", "graphguard related"),
+    "seeded:imports": ("seeded", "import neighbours"),
+    "seeded:cochange": ("seeded", "git co-change"),
+}
+
+
+def table(results: Iterable[dict[str, object]], profile: str) -> str:
+    lines = []
+    for r in results:
+        methods: dict[str, Scores] = r["methods"]  # type: ignore[assignment]
+        times: dict[str, list[float]] = r["times"]  # type: ignore[assignment]
+        span = r["span"]
+        lines.append(f"**{r['name']}** ({r['files']} .py files at HEAD; {r['cases']} commits from {span[0]} to {span[1]};"  # type: ignore[index]
+                     f" profile `{profile}`)")
+        lines.append("")
+        lines.append("| task | method | recall@10 | recall@20 | MRR | median recall@10 |")
+        lines.append("|---|---|---:|---:|---:|---:|")
+        for key, (task, label) in LABELS.items():
+            s = methods[key]
+            bold = "**" if key.endswith("graphguard") else ""
+            lines.append(f"| {task} | {bold}{label}{bold} | {statistics.fmean(s.r10):.3f} | {statistics.fmean(s.r20):.3f} |"
+                         f" {statistics.fmean(s.rr):.3f} | {statistics.median(s.r10):.3f} |")
+        t = methods["text:graphguard"].r10, methods["text:bm25"].r10
+        c = methods["seeded:graphguard"].r10, methods["seeded:cochange"].r10
+        lines.append("")
+        lines.append(f"graphguard / strongest baseline, recall@10: text {statistics.fmean(t[0]) / max(1e-9, statistics.fmean(t[1])):.2f}x,"
+                     f" seeded {statistics.fmean(c[0]) / max(1e-9, statistics.fmean(c[1])):.2f}x."
+                     f" Whole-process query times, median / p90: context {_ms(times['context'])},"
+                     f" related {_ms(times['related'])}; index at each parent {_ms(times['index'])}.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _ms(values: list[float]) -> str:
+    v = sorted(values)
+    return f"{statistics.median(v) * 1000:.0f} / {v[int(0.9 * (len(v) - 1))] * 1000:.0f} ms"
+
+
+def write_readme(path: str, text: str) -> None:
+    with open(path, encoding="utf-8") as f:
+        readme = f.read()
+    if MARK_START not in readme or MARK_END not in readme:
+        raise SystemExit(f"{path} has no {MARK_START} ... {MARK_END} block to fill")
+    head, _, rest = readme.partition(MARK_START)
+    _, _, tail = rest.partition(MARK_END)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{head}{MARK_START}\n{text.strip()}\n{MARK_END}{tail}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("repos", nargs="+", metavar="REPO", help="a local git repository or a URL to clone")
+    ap.add_argument("--commits", type=int, default=60, help="commits per project (the newest that qualify)")
+    ap.add_argument("--min-files", type=int, default=3, help="fewest modified .py files a commit must have")
+    ap.add_argument("--max-files", type=int, default=12, help="most modified .py files a commit may have")
+    ap.add_argument("--profile", default="default")
+    ap.add_argument("--workdir", default=os.path.join(HERE, ".cache", "retrieval"), help="where the private clones go")
+    ap.add_argument("--readme", help="also write the table into this README's retrieval-eval block")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    results = []
+    for spec in args.repos:
+        t = time.perf_counter()
+        results.append(run_project(spec, args))
+        print(f"{results[-1]['name']}: evaluated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    text = table(results, args.profile)
+    print(text)
+    if args.readme:
+        write_readme(args.readme, text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Fixtures: an isolated git environment, real repositories, and graphguard runs (in process or not)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import GIT_LEAKS, GitRepo, Result, init_repo, run_cli, run_main
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point HOME at an empty temp dir and ignore system config, so no test reads or writes the user's git config."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    for name in GIT_LEAKS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., GitRepo]:
+    """Factory: `make_repo({path: text|bytes}, name="repo")` -> a git repo with those files committed (none: no commit)."""
+    counter = iter(range(1_000_000))
+
+    def make(files: Mapping[str, str | bytes] | None = None, *, name: str | None = None) -> GitRepo:
+        return init_repo(tmp_path / (name or f"repo{next(counter)}"), files)
+
+    return make
+
+
+@pytest.fixture
+def graphguard(capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
+    """Run graphguard in process: `graphguard(repo, "callers", "pkg.f", "--format", "json")` -> Result."""
+
+    def run(repo: GitRepo | Path | str, *args: str) -> Result:
+        return run_main(repo, args, capsys)
+
+    return run
+
+
+@pytest.fixture
+def graphguard_cli() -> Callable[..., Result]:
+    """Run graphguard as a subprocess (`python -m graphguard`) in the repository: same call shape as `graphguard`."""
+
+    def run(repo: GitRepo | Path | str, *args: str, **kwargs: Any) -> Result:
+        return run_cli(repo, *args, **kwargs)
+
+    return run

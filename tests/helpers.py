@@ -1,0 +1,143 @@
+"""Helpers shared by the tests: real git repositories in temp dirs, and graphguard runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphguard.main import main
+
+#: Environment variables that would point git at another repository (set inside a hook, say).
+GIT_LEAKS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX")
+
+
+def source(text: str) -> str:
+    """Dedent a triple-quoted source text and drop its leading newline."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
+@dataclass
+class GitRepo:
+    """A real git repository in a temp dir, with one-line helpers to write, commit and run git."""
+
+    root: Path
+
+    def git(self, *args: str, check: bool = True) -> str:
+        """Run git in the repository and return its stdout (decoded, stripped)."""
+        proc = subprocess.run(("git", *args), cwd=self.root, capture_output=True, check=False)
+        if check and proc.returncode:
+            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
+        return proc.stdout.decode("utf-8", "replace").strip()
+
+    def path(self, rel: str) -> Path:
+        """The absolute path of a file of the work tree."""
+        return self.root / rel
+
+    def write(self, files: Mapping[str, str | bytes | None]) -> None:
+        """Write files into the work tree: str is dedented, bytes are written as-is, None deletes."""
+        for rel, content in files.items():
+            p = self.root / rel
+            if content is None:
+                p.unlink()
+                continue
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(content if isinstance(content, bytes) else source(content).encode("utf-8"))
+
+    def commit(self, msg: str = "commit", files: Mapping[str, str | bytes | None] | None = None) -> str:
+        """Write `files` (if any), stage everything, commit, and return the new HEAD sha."""
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "--no-verify", "-m", msg)
+        return self.head
+
+    @property
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD")
+
+    @property
+    def graph_path(self) -> Path:
+        """Where the graph of this work tree is stored."""
+        return self.root / ".git" / "graphguard" / "graph.sqlite3"
+
+
+def init_repo(root: Path, files: Mapping[str, str | bytes] | None = None) -> GitRepo:
+    """`git init -b main` at `root` with a local identity; commit `files` when given."""
+    root.mkdir(parents=True, exist_ok=True)
+    repo = GitRepo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.git("config", "user.email", "test@example.com")
+    repo.git("config", "user.name", "Test")
+    repo.git("config", "commit.gpgsign", "false")
+    repo.git("config", "core.autocrlf", "false")
+    if files:
+        repo.commit("initial", files)
+    return repo
+
+
+@dataclass
+class Result:
+    """Exit code and output of one graphguard run."""
+
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_main(repo: GitRepo | Path | str, args: Sequence[str], capsys: Any) -> Result:
+    """Run `graphguard ARGS --repo REPO` in this process and capture its output (earlier prints are dropped)."""
+    root = repo.root if isinstance(repo, GitRepo) else repo
+    capsys.readouterr()
+    try:
+        code = main([*args, "--repo", str(root)])
+    except SystemExit as e:  # argparse errors
+        code = e.code if isinstance(e.code, int) else 2
+    captured = capsys.readouterr()
+    return Result(code, captured.out, captured.err)
+
+
+def cli_command(*args: str) -> list[str]:
+    """The argv that runs graphguard as a subprocess with this interpreter."""
+    return [sys.executable, "-m", "graphguard", *args]
+
+
+def run_cli(repo: GitRepo | Path | str, *args: str, timeout: float = 120) -> Result:
+    """Run `python -m graphguard ARGS` as a subprocess in the repository's directory."""
+    root = repo.root if isinstance(repo, GitRepo) else repo
+    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
+    proc = subprocess.run(cli_command(*args), cwd=root, capture_output=True, env=env, timeout=timeout, check=False)
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+
+def stored_meta(repo: GitRepo, key: str = "head") -> str | None:
+    """A value of the stored graph's meta table, read straight from SQLite: refreshes nothing (None: no graph or no key)."""
+    import sqlite3
+
+    if not repo.graph_path.exists():
+        return None
+    conn = sqlite3.connect(repo.graph_path)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    finally:
+        conn.close()
+    return row[0] if row else None
+
+
+def run_git(repo: GitRepo | Path, *args: str, env: Mapping[str, str] | None = None, input: str | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run git with its hooks, never raising: stdout and stderr merged in order in `.stdout` (what a user sees)."""
+    root = repo.root if isinstance(repo, GitRepo) else repo
+    base = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS} if env is None else dict(env)
+    return subprocess.run(("git", *args), cwd=root, input=input, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, env=base, timeout=timeout, check=False)

@@ -1,0 +1,293 @@
+"""Configuration: `[tool.graphguard]` in pyproject.toml or `.graphguard.toml`, its errors, and its globs."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from graphguard.config import DEFAULT_TESTS, Config, Globs, load
+from graphguard.errors import GraphguardError
+from tests.helpers import GitRepo, Result, source
+
+Run = Callable[..., Result]
+
+ALL_KEYS = """
+block_on = ["removed", "param-removed"]
+exclude = ["gen/**", "**/vendor/**"]
+generated = ["**/*_pb2.py"]
+tests = ["checks/**"]
+public_api = ["pkg.api"]
+fail_on_unknown = true
+"""
+EXPECTED = Config(
+    block_on=("removed", "param-removed"),
+    exclude=("gen/**", "**/vendor/**"),
+    generated=("**/*_pb2.py",),
+    tests=("checks/**",),
+    public_api=("pkg.api",),
+    fail_on_unknown=True,
+)
+
+
+def fields(c: Config) -> tuple[object, ...]:
+    return (c.block_on, c.exclude, c.generated, c.tests, c.public_api, c.fail_on_unknown)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).write_text(source(text))
+    return root
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def test_defaults_without_configuration(tmp_path: Path) -> None:
+    c = load(str(tmp_path))
+    assert fields(c) == ((), (), (), DEFAULT_TESTS, (), False)
+
+
+def test_pyproject_without_a_graphguard_table_is_the_defaults(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n\n[tool.black]\nline-length = 100\n"})
+    assert fields(load(str(tmp_path))) == fields(Config())
+
+
+def test_every_key_in_pyproject(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n\n[tool.graphguard]\n" + source(ALL_KEYS)})
+    c = load(str(tmp_path))
+    assert fields(c) == fields(EXPECTED)
+    assert "pyproject.toml" in c.source
+
+
+def test_every_key_in_graphguard_toml(tmp_path: Path) -> None:
+    write(tmp_path, {".graphguard.toml": ALL_KEYS})
+    c = load(str(tmp_path))
+    assert fields(c) == fields(EXPECTED)
+    assert c.source == ".graphguard.toml"
+
+
+def test_dashes_are_allowed(tmp_path: Path) -> None:
+    write(tmp_path, {".graphguard.toml": """
+        block-on = ["signature"]
+        public-api = ["pkg"]
+        fail-on-unknown = true
+    """})
+    c = load(str(tmp_path))
+    assert (c.block_on, c.public_api, c.fail_on_unknown) == (("signature",), ("pkg",), True)
+
+
+def test_graphguard_toml_wins_over_pyproject(tmp_path: Path) -> None:
+    write(tmp_path, {
+        ".graphguard.toml": 'exclude = ["a/**"]\n',
+        "pyproject.toml": '[tool.graphguard]\nexclude = ["b/**"]\n',
+    })
+    assert load(str(tmp_path)).exclude == ("a/**",)
+
+
+def test_empty_lists_replace_the_defaults(tmp_path: Path) -> None:
+    write(tmp_path, {".graphguard.toml": "tests = []\n"})
+    c = load(str(tmp_path))
+    assert c.tests == ()
+    assert not c.is_test("tests/test_a.py")
+
+
+def _error(tmp_path: Path, files: dict[str, str]) -> str:
+    write(tmp_path, files)
+    with pytest.raises(GraphguardError) as info:
+        load(str(tmp_path))
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        pytest.param("exclud = ['a']\n", "exclud", id="unknown-key"),
+        pytest.param("source = 'x'\n", "source", id="internal-field-is-not-a-key"),
+        pytest.param("[nested]\nx = 1\n", "nested", id="unknown-table"),
+        pytest.param("exclude = 'gen/**'\n", "exclude", id="string-for-list"),
+        pytest.param("tests = ['a', 1]\n", "tests", id="list-of-non-strings"),
+        pytest.param("block-on = 'removed'\n", "block-on", id="dashed-key-wrong-type"),
+        pytest.param("generated = {a = 1}\n", "generated", id="table-for-list"),
+        pytest.param("public_api = 'pkg'\n", "public_api", id="public-api"),
+        pytest.param("fail_on_unknown = 'yes'\n", "fail_on_unknown", id="string-for-bool"),
+        pytest.param("fail-on-unknown = 1\n", "fail-on-unknown", id="int-for-bool"),
+    ],
+)
+@pytest.mark.parametrize("where", [".graphguard.toml", "pyproject.toml"])
+def test_bad_key_is_one_line_naming_it(tmp_path: Path, text: str, key: str, where: str) -> None:
+    if where == "pyproject.toml":
+        text = "[tool.graphguard]\n" + text.replace("[nested]", "[tool.graphguard.nested]")
+    message = _error(tmp_path, {where: text})
+    assert f"'{key}'" in message
+    assert where in message
+
+
+def test_all_errors_are_reported_at_once(tmp_path: Path) -> None:
+    message = _error(tmp_path, {".graphguard.toml": "exclude = 'x'\nfoo = 1\nfail_on_unknown = 'no'\n"})
+    for key in ("exclude", "foo", "fail_on_unknown"):
+        assert f"'{key}'" in message
+
+
+def test_invalid_toml_in_graphguard_toml_is_an_error(tmp_path: Path) -> None:
+    message = _error(tmp_path, {".graphguard.toml": "exclude = [\n"})
+    assert ".graphguard.toml" in message and "TOML" in message
+
+
+def test_graphguard_table_that_is_not_a_table(tmp_path: Path) -> None:
+    message = _error(tmp_path, {"pyproject.toml": "[tool]\ngraphguard = 3\n"})
+    assert "[tool.graphguard]" in message
+
+
+def test_someone_elses_broken_pyproject_does_not_stop_graphguard(tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": "[project\nname = \n"})
+    assert fields(load(str(tmp_path))) == fields(Config())
+
+
+@pytest.mark.parametrize(
+    "args", [("stats",), ("check",), ("refresh",)], ids=["stats", "check", "refresh-never-fails"]
+)
+def test_cli_reports_a_bad_key_in_one_line(make_repo: Callable[..., GitRepo], graphguard_cli: Run, args: tuple[str, ...]) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pyproject.toml": "[tool.graphguard]\nexlude = ['gen/**']\n"})
+    r = graphguard_cli(repo, *args)
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1, r.err
+    assert "Traceback" not in r.err
+    assert "'exlude'" in lines[0]
+    if args == ("refresh",):
+        assert r.code == 0  # a post-* hook warns, never fails git
+        assert lines[0].startswith("graphguard: warning:")
+    else:
+        assert r.code == 2
+        assert lines[0].startswith("graphguard: error:")
+        assert r.out == ""
+
+
+# --- glob semantics -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("**/test_*.py", "test_a.py", True),
+        ("**/test_*.py", "pkg/test_a.py", True),
+        ("**/test_*.py", "a/b/c/test_x.py", True),
+        ("**/test_*.py", "pkg/atest_a.py", False),
+        ("**/test_*.py", "pkg/test_a.pyi", False),
+        ("**/test_*.py", "test_dir/a.py", False),
+        ("tests/**", "tests/a.py", True),
+        ("tests/**", "tests/unit/deep/a.py", True),
+        ("tests/**", "pkg/tests/a.py", False),
+        ("tests/**", "tests_old/a.py", False),
+        ("gen/**", "gen/a_pb2.py", True),
+        ("gen/**", "gen/x/y.py", True),
+        ("gen/**", "src/gen/a.py", False),
+        ("gen/**", "generated/a.py", False),
+        ("**/tests/**", "tests/a.py", True),
+        ("**/tests/**", "pkg/sub/tests/a.py", True),
+        ("**/tests/**", "pkg/mytests/a.py", False),
+        ("*.py", "a.py", True),
+        ("*.py", "pkg/a.py", False),
+        ("pkg/*.py", "pkg/a.py", True),
+        ("pkg/*.py", "pkg/sub/a.py", False),
+        ("pkg/**/*.py", "pkg/a.py", True),
+        ("pkg/**/*.py", "pkg/sub/deep/a.py", True),
+        ("pkg/?.py", "pkg/a.py", True),
+        ("pkg/?.py", "pkg/ab.py", False),
+        ("pkg/?.py", "pkg//.py", False),
+        ("a+b/(x).py", "a+b/(x).py", True),  # regex characters are literal
+        ("a+b/(x).py", "aab/x.py", False),
+    ],
+)
+def test_glob(pattern: str, path: str, matches: bool) -> None:
+    assert Globs((pattern,))(path) is matches
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_a.py", True),
+        ("pkg/test_a.py", True),
+        ("pkg/a_test.py", True),
+        ("conftest.py", True),
+        ("pkg/tests/helpers.py", True),
+        ("test/helpers.py", True),
+        ("pkg/testing.py", False),
+        ("pkg/contest.py", False),
+        ("pkg/a.py", False),
+    ],
+)
+def test_default_test_globs(path: str, is_test: bool) -> None:
+    assert Config().is_test(path) is is_test
+
+
+def test_no_patterns_match_nothing() -> None:
+    assert not Globs(())("a.py")
+    assert not Config().is_excluded("a.py")
+
+
+# --- the globs at work --------------------------------------------------------------------------
+
+PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def f(a):\n    return a\n",
+    "gen/__init__.py": "",
+    "gen/api_pb2.py": "from pkg.core import f\n\n\ndef g():\n    return f(1)\n",
+    "pkg/vendor/lib.py": "def v():\n    return 0\n",
+    "checks/check_core.py": "from pkg.core import f\n\n\ndef check_f():\n    assert f(1) == 1\n",
+    "tests/test_core.py": "from pkg.core import f\n\n\ndef test_f():\n    assert f(1) == 1\n",
+}
+
+
+def stored_files(repo: GitRepo) -> dict[str, bool]:
+    conn = sqlite3.connect(repo.graph_path)
+    try:
+        return {path: bool(t) for path, t in conn.execute("SELECT path, is_test FROM files")}
+    finally:
+        conn.close()
+
+
+def test_exclude_keeps_files_out_of_the_graph(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({**PROJECT, ".graphguard.toml": 'exclude = ["gen/**", "**/vendor/**"]\n'})
+    r = graphguard(repo, "stats", "--format", "json")
+    assert r.code == 0, r.err
+    files = stored_files(repo)
+    assert set(files) == {"pkg/__init__.py", "pkg/core.py", "checks/check_core.py", "tests/test_core.py"}
+    assert r.json["files"] == 4
+    r = graphguard(repo, "callers", "pkg.core.f", "--format", "json")
+    assert r.code == 0, r.err
+    assert "gen/api_pb2.py" not in r.out
+    assert "tests/test_core.py" in r.out
+
+
+def test_test_globs_mark_test_files(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(PROJECT)
+    r = graphguard(repo, "stats", "--format", "json")
+    assert r.code == 0, r.err
+    assert r.json["test_files"] == 1
+    assert stored_files(repo)["tests/test_core.py"] is True
+    assert stored_files(repo)["checks/check_core.py"] is False
+
+    # A configuration change rebuilds the graph without a commit.
+    repo.write({"pyproject.toml": '[tool.graphguard]\ntests = ["checks/**", "**/test_*.py"]\n'})
+    r = graphguard(repo, "stats", "--format", "json")
+    assert r.code == 0, r.err
+    assert r.json["test_files"] == 2
+    files = stored_files(repo)
+    assert files["checks/check_core.py"] is True
+    assert files["tests/test_core.py"] is True
+    assert files["pkg/core.py"] is False
+
+
+def test_excluding_more_later_drops_files(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(PROJECT)
+    assert graphguard(repo, "index").code == 0
+    assert "gen/api_pb2.py" in stored_files(repo)
+    repo.write({".graphguard.toml": 'exclude = ["gen/**"]\n'})
+    assert graphguard(repo, "refresh").code == 0
+    assert "gen/api_pb2.py" not in stored_files(repo)
+    assert "pkg/core.py" in stored_files(repo)

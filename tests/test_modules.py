@@ -1,0 +1,146 @@
+"""Module names of a repository's files: import roots, layouts, relative imports."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphguard.modules import ModuleMap, is_test_path
+
+
+def names(m: ModuleMap) -> dict[str, list[str]]:
+    return {name: sorted(paths) for name, paths in m.by_name.items()}
+
+
+def test_flat_layout() -> None:
+    m = ModuleMap.build(["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "pkg/sub/b.py", "setup.py", "README.md", "pkg/data.json"])
+    assert m.roots == ("",)
+    assert m.primary == {
+        "pkg/__init__.py": "pkg",
+        "pkg/a.py": "pkg.a",
+        "pkg/sub/__init__.py": "pkg.sub",
+        "pkg/sub/b.py": "pkg.sub.b",
+        "setup.py": "setup",
+    }
+    assert m.top_names == {"pkg", "setup"}
+    assert m.is_package("pkg/sub/__init__.py") and not m.is_package("pkg/a.py")
+
+
+def test_src_layout_names_modules_from_src() -> None:
+    m = ModuleMap.build(["src/pkg/__init__.py", "src/pkg/a.py", "tests/test_a.py", "noxfile.py"])
+    assert m.module_of("src/pkg/a.py") == "pkg.a"
+    assert m.find("pkg.a") == "src/pkg/a.py"
+    assert m.looks_internal("pkg.anything")
+    # The top level is a root too: `src.pkg.a` is what a script run from the top would import.
+    assert m.find("src.pkg.a") == "src/pkg/a.py"
+    assert m.module_of("noxfile.py") == "noxfile"
+
+
+def test_several_top_level_packages() -> None:
+    m = ModuleMap.build(["alpha/__init__.py", "alpha/x.py", "beta/__init__.py", "beta/y.py", "gamma.py"])
+    assert m.roots == ("",)
+    assert {p: m.module_of(p) for p in m.paths} == {
+        "alpha/__init__.py": "alpha",
+        "alpha/x.py": "alpha.x",
+        "beta/__init__.py": "beta",
+        "beta/y.py": "beta.y",
+        "gamma.py": "gamma",
+    }
+    assert m.top_names == {"alpha", "beta", "gamma"}
+    assert not m.looks_internal("delta.x")
+
+
+def test_namespace_package_without_init_is_found_by_its_dotted_path() -> None:
+    m = ModuleMap.build(["ns/part/mod.py", "ns/other/__init__.py", "ns/other/z.py"])
+    assert m.find("ns.part.mod") == "ns/part/mod.py"
+    assert m.find("ns.other.z") == "ns/other/z.py"
+    # Namespace folders are packages one can import from, without a file of their own.
+    assert {"ns", "ns.part", "ns.other"} <= m.prefixes
+    assert m.find("ns.part") is None
+    assert m.looks_internal("ns.part.mod")
+
+
+def test_namespace_package_under_src() -> None:
+    # src/ is the sys.path entry; `company` is a namespace package holding a regular one.
+    m = ModuleMap.build(["src/company/product/__init__.py", "src/company/product/x.py", "app.py"])
+    assert m.find("company.product.x") == "src/company/product/x.py"
+    assert m.find("company.product") == "src/company/product/__init__.py"
+    assert "company" in m.prefixes
+    assert m.looks_internal("company.product.x")
+
+
+def test_django_style_tests_folder_is_a_root() -> None:
+    m = ModuleMap.build(
+        [
+            "django/__init__.py",
+            "django/db/__init__.py",
+            "django/db/models.py",
+            "tests/runtests.py",
+            "tests/basic/__init__.py",
+            "tests/basic/models.py",
+            "tests/basic/tests.py",
+        ]
+    )
+    assert "tests" in m.roots
+    # runtests.py puts tests/ on sys.path: test apps import each other as top-level packages.
+    assert m.module_of("tests/basic/models.py") == "basic.models"
+    assert m.find("basic.models") == "tests/basic/models.py"
+    assert m.find("tests.basic.models") == "tests/basic/models.py"
+    assert m.module_of("django/db/models.py") == "django.db.models"
+
+
+def test_lookup_prefers_the_file_nearest_the_importer() -> None:
+    m = ModuleMap.build(["a/utils.py", "a/main.py", "b/utils.py", "b/main.py"])
+    assert names(m)["utils"] == ["a/utils.py", "b/utils.py"]
+    assert m.find("utils", near="a/main.py") == "a/utils.py"
+    assert m.find("utils", near="b/main.py") == "b/utils.py"
+
+
+def test_stub_and_source_share_a_name_and_source_wins() -> None:
+    m = ModuleMap.build(["pkg/__init__.py", "pkg/x.py", "pkg/x.pyi"])
+    assert names(m)["pkg.x"] == ["pkg/x.py", "pkg/x.pyi"]
+    assert m.find("pkg.x") == "pkg/x.py"
+    assert m.find("pkg.x", near="pkg/y.py") == "pkg/x.py"
+
+
+def test_unknown_module_is_none() -> None:
+    m = ModuleMap.build(["pkg/__init__.py"])
+    assert m.find("pkg.missing") is None
+    assert m.looks_internal("pkg.missing")
+
+
+@pytest.mark.parametrize(
+    ("path", "level", "base"),
+    [
+        ("pkg/a.py", 1, "pkg"),
+        ("pkg/__init__.py", 1, "pkg"),
+        ("pkg/sub/b.py", 1, "pkg.sub"),
+        ("pkg/sub/b.py", 2, "pkg"),
+        ("pkg/sub/__init__.py", 1, "pkg.sub"),
+        ("pkg/sub/__init__.py", 2, "pkg"),
+        ("src/lib/c.py", 1, "lib"),
+        ("top.py", 2, None),  # climbs out of the repository
+        ("pkg/sub/b.py", 4, None),
+        ("not/indexed.py", 1, None),
+    ],
+)
+def test_relative_base(path: str, level: int, base: str | None) -> None:
+    m = ModuleMap.build(["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "pkg/sub/b.py", "top.py", "src/lib/__init__.py", "src/lib/c.py"])
+    assert m.relative_base(path, level) == base
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_a.py", True),
+        ("pkg/test_a.py", True),
+        ("pkg/a_test.py", True),
+        ("conftest.py", True),
+        ("pkg/tests/helpers.py", True),
+        ("test/x.py", True),
+        ("pkg/testing.py", False),
+        ("pkg/contest.py", False),
+        ("pkg/a.py", False),
+    ],
+)
+def test_is_test_path(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test

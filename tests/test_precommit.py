@@ -1,0 +1,201 @@
+"""The real pre-commit framework, with this project as the hook repository, against real temp repositories.
+
+pre-commit installs a hook repository at a commit, so the project's manifest and package are
+copied into a throwaway git repository and committed: the tests see the working tree as it is,
+not the last commit. The hook environment (`language: python`, built with pip) is built once
+per session in a session-wide PRE_COMMIT_HOME.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import GIT_LEAKS, GitRepo, run_git, stored_meta
+
+PROJECT = Path(__file__).parents[1]
+#: What pre-commit needs of the project to build the hook environment (`pip install .`).
+PROJECT_FILES = ("graphguard", "pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "hooks")
+ALL_STAGES = "[pre-commit, post-commit, post-checkout, post-merge, post-rewrite]"
+
+LIB = {
+    "pkg/__init__.py": "",
+    "pkg/mod.py": "def f(a):\n    return a\n",
+    "pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1)\n",
+}
+BREAK = {"pkg/mod.py": "def f(a, b):\n    return a\n"}
+FIX = {"pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"}
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    """Session fixtures run before the per-test isolation: give git an empty HOME of their own."""
+    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1")
+    env.pop("GIT_CONFIG_GLOBAL", None)
+    return env
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> str:
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    assert proc.returncode == 0, f"{' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def _config(hook_repo: tuple[Path, str], *, install_types: str | None = ALL_STAGES) -> str:
+    path, rev = hook_repo
+    head = f"default_install_hook_types: {install_types}\n" if install_types else ""
+    return head + f"repos:\n- repo: {path}\n  rev: {rev}\n  hooks:\n  - id: graphguard\n  - id: graphguard-refresh\n"
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A committed copy of this project: (path, sha) for a `.pre-commit-config.yaml`."""
+    dest = tmp_path_factory.mktemp("hook-repo")
+    for name in PROJECT_FILES:
+        src = PROJECT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        else:
+            shutil.copy2(src, dest / name)
+    env = _clean_env(tmp_path_factory.mktemp("git-home"))
+    ident = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+    _run(["git", "init", "-q", "-b", "main"], dest, env)
+    _run(["git", "add", "-A"], dest, env)
+    _run(["git", *ident, "commit", "-q", "--no-verify", "-m", "hooks"], dest, env)
+    return dest, _run(["git", "rev-parse", "HEAD"], dest, env).strip()
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory, hook_repo: tuple[Path, str]) -> Path:
+    """PRE_COMMIT_HOME with the hook environment already built (once per session: pip takes seconds)."""
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    scratch = tmp_path_factory.mktemp("env-builder")
+    env = {**_clean_env(tmp_path_factory.mktemp("git-home")), "PRE_COMMIT_HOME": str(home)}
+    _run(["git", "init", "-q", "-b", "main"], scratch, env)
+    (scratch / ".pre-commit-config.yaml").write_text(_config(hook_repo))
+    _run([sys.executable, "-m", "pre_commit", "install-hooks"], scratch, env)
+    return home
+
+
+@pytest.fixture
+def pc_repo(
+    make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> GitRepo:
+    """A repository whose hooks are the pre-commit framework's, running graphguard from the hook repository."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("PRE_COMMIT_COLOR", "never")
+    repo = make_repo({**LIB, ".pre-commit-config.yaml": _config(hook_repo)})
+    _run([sys.executable, "-m", "pre_commit", "install"], repo.root, dict(os.environ))
+    for hook in ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite"):
+        assert (repo.root / ".git" / "hooks" / hook).is_file(), hook
+    return repo
+
+
+def commit(repo: GitRepo, files: dict[str, str | None] | None = None, msg: str = "change", **env: str) -> subprocess.CompletedProcess[str]:
+    """Write, stage and `git commit` with the hooks; stdout holds everything the user saw."""
+    if files:
+        repo.write(files)
+    repo.git("add", "-A")
+    return run_git(repo, "commit", "-m", msg, env={**os.environ, **env} if env else None)
+
+
+def test_breaking_commit_is_rejected_with_the_broken_caller(pc_repo: GitRepo) -> None:
+    before = pc_repo.head
+    proc = commit(pc_repo, BREAK)
+    assert proc.returncode != 0, proc.stdout
+    assert pc_repo.head == before
+    assert "graphguard" in proc.stdout and "Failed" in proc.stdout
+    assert "pkg/use.py:5" in proc.stdout
+    assert "BLOCK" in proc.stdout
+
+
+def test_fixed_commit_passes_and_still_shows_the_interface_change(pc_repo: GitRepo) -> None:
+    assert commit(pc_repo, BREAK).returncode != 0
+    before = pc_repo.head
+    proc = commit(pc_repo, FIX)
+    assert proc.returncode == 0, proc.stdout
+    assert pc_repo.head != before
+    # verbose: true in the manifest: a passing commit's report reaches the user.
+    assert "pkg.mod.f signature" in proc.stdout
+    assert "required-param-added:b" in proc.stdout
+    assert "graphguard: pass" in proc.stdout
+    # graphguard-refresh ran as post-commit.
+    assert stored_meta(pc_repo) == pc_repo.head
+
+
+def test_skip_is_honoured(pc_repo: GitRepo) -> None:
+    proc = commit(pc_repo, BREAK, SKIP="graphguard")
+    assert proc.returncode == 0, proc.stdout
+    assert any(line.startswith("graphguard.") and line.endswith("Skipped") for line in proc.stdout.splitlines()), proc.stdout
+    assert "BLOCK" not in proc.stdout
+    assert "def f(a, b)" in pc_repo.git("show", "HEAD:pkg/mod.py")
+    # Only the check was skipped: the post-commit refresh still ran.
+    assert stored_meta(pc_repo) == pc_repo.head
+
+
+def test_commit_that_only_deletes_a_module_is_checked(pc_repo: GitRepo) -> None:
+    before = pc_repo.head
+    pc_repo.git("rm", "-q", "pkg/mod.py")
+    proc = run_git(pc_repo, "commit", "-m", "drop mod")
+    assert proc.returncode != 0, proc.stdout
+    assert pc_repo.head == before
+    assert "pkg.mod.f removed" in proc.stdout
+    assert "pkg/use.py:5" in proc.stdout
+
+
+def test_checkout_and_merge_refresh_the_graph(pc_repo: GitRepo) -> None:
+    assert commit(pc_repo, {"pkg/a.py": "def a():\n    return 1\n"}).returncode == 0
+    main_head = pc_repo.head
+    assert stored_meta(pc_repo) == main_head
+
+    assert run_git(pc_repo, "checkout", "-q", "-b", "topic").returncode == 0
+    assert commit(pc_repo, {"pkg/b.py": "from pkg.mod import f\n\n\ndef b():\n    return f(2)\n"}).returncode == 0
+    topic_head = pc_repo.head
+    assert stored_meta(pc_repo) == topic_head
+
+    # post-checkout: switching branches moves HEAD back.
+    proc = run_git(pc_repo, "checkout", "-q", "main")
+    assert proc.returncode == 0, proc.stdout
+    assert pc_repo.head == main_head
+    assert stored_meta(pc_repo) == main_head
+
+    assert commit(pc_repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
+    # post-merge: a real merge commit (git runs no post-commit hook for it).
+    proc = run_git(pc_repo, "merge", "--no-edit", "topic")
+    assert proc.returncode == 0, proc.stdout
+    assert len(pc_repo.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
+    assert stored_meta(pc_repo) == pc_repo.head
+
+
+def test_file_checkout_leaves_the_graph_alone(pc_repo: GitRepo) -> None:
+    """`git checkout -- path` runs post-checkout with PRE_COMMIT_CHECKOUT_TYPE=0: nothing to do."""
+    assert commit(pc_repo, {"pkg/z.py": "def z():\n    return 0\n"}).returncode == 0
+    assert stored_meta(pc_repo) == pc_repo.head
+    # A commit that runs no hook at all (--no-verify would still run post-commit): the graph is now stale.
+    pc_repo.write({"pkg/a.py": "def a():\n    return 1\n"})
+    pc_repo.git("add", "-A")
+    pc_repo.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "no hooks")
+    stale = stored_meta(pc_repo)
+    assert stale != pc_repo.head
+    pc_repo.write({"pkg/a.py": "def a():\n    return 2\n"})
+    proc = run_git(pc_repo, "checkout", "--", "pkg/a.py")
+    assert proc.returncode == 0, proc.stdout
+    assert stored_meta(pc_repo) == stale
+
+
+def test_rebase_refreshes_the_graph(pc_repo: GitRepo) -> None:
+    assert run_git(pc_repo, "checkout", "-q", "-b", "topic").returncode == 0
+    assert commit(pc_repo, {"pkg/b.py": "def b():\n    return 2\n"}).returncode == 0
+    assert run_git(pc_repo, "checkout", "-q", "main").returncode == 0
+    assert commit(pc_repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
+    assert run_git(pc_repo, "checkout", "-q", "topic").returncode == 0
+    proc = run_git(pc_repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stdout
+    assert pc_repo.git("rev-parse", "HEAD~1") == pc_repo.git("rev-parse", "main")
+    assert stored_meta(pc_repo) == pc_repo.head
