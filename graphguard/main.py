@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
+import sys
 from collections.abc import Sequence
 
 from graphguard import __version__
@@ -64,44 +66,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with error_handler(getattr(args, "debug", False)):
-            repo = os.path.abspath(args.repo)
-            if args.command == "index":
-                from graphguard.commands.index import index
+            try:
+                return _dispatch(args, parser)
+            except sqlite3.DatabaseError as e:
+                if isinstance(e, sqlite3.OperationalError):
+                    raise  # locked or busy: not damage
+                # A damaged page behind an intact header: the graph is a cache, so rebuild it once.
+                from graphguard.repo import open_repo
 
-                return index(repo, fmt=args.format)
-            if args.command == "refresh":
-                from graphguard.commands.refresh import refresh
-
-                return refresh(repo)
-            if args.command == "install":
-                from graphguard.commands.install import install
-
-                return install(repo, uninstall=args.uninstall)
-            if args.command == "hook-impl":
-                from graphguard.commands.hook_impl import hook_impl
-
-                return hook_impl(repo, args.hook_type, args.hook_args)
-            if args.command == "stats":
-                from graphguard.commands.stats import stats
-
-                return stats(repo, fmt=args.format)
-            if args.command == "check":
-                from graphguard.commands.check import check
-
-                if args.head and not args.base:
-                    parser.error("--head needs --base")
-                return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format)
-            if args.command == "callers":
-                from graphguard.commands.callers import callers
-
-                return callers(repo, args.symbol, fmt=args.format)
-            if args.command in ("context", "related"):
-                from graphguard.commands import context as ctx
-
-                opts = dict(limit=args.limit, budget=args.budget, depth=args.depth, profile=args.profile, fmt=args.format)
-                if args.command == "context":
-                    return ctx.context(repo, args.task, **opts)
-                return ctx.related(repo, ctx.seeds_from_cwd(repo, args.seeds), **opts)
-            raise NotImplementedError(args.command)
+                print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
+                open_repo(os.path.abspath(args.repo)).store.discard()
+                return _dispatch(args, parser)
     except Exit as e:
         return e.code
+
+
+def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    repo = os.path.abspath(args.repo)
+    if args.command == "index":
+        from graphguard.commands.index import index
+
+        return index(repo, fmt=args.format)
+    if args.command == "refresh":
+        from graphguard.commands.refresh import refresh
+
+        return refresh(repo)
+    if args.command == "install":
+        from graphguard.commands.install import install
+
+        return install(repo, uninstall=args.uninstall)
+    if args.command == "hook-impl":
+        from graphguard.commands.hook_impl import hook_impl
+
+        return hook_impl(repo, args.hook_type, args.hook_args)
+    if args.command == "stats":
+        from graphguard.commands.stats import stats
+
+        return stats(repo, fmt=args.format)
+    if args.command == "check":
+        from graphguard.commands.check import check
+
+        if args.head and not args.base:
+            parser.error("--head needs --base")
+        return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format)
+    if args.command == "callers":
+        from graphguard.commands.callers import callers
+
+        return callers(repo, args.symbol, fmt=args.format)
+    if args.command in ("context", "related"):
+        from graphguard.commands import context as ctx
+
+        opts = dict(limit=args.limit, budget=args.budget, depth=args.depth, profile=args.profile, fmt=args.format)
+        if args.command == "context":
+            return ctx.context(repo, args.task, **opts)
+        return ctx.related(repo, ctx.seeds_from_cwd(repo, args.seeds), **opts)
+    raise NotImplementedError(args.command)

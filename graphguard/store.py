@@ -193,6 +193,12 @@ class Store:
             self._blobs = open_db(self.blobs_path, BLOB_SCHEMA, BLOB_SCHEMA_VERSION, "blob cache")
         return self._blobs
 
+    def discard(self) -> None:
+        """Remove both databases (they are caches of what git has) so the next use rebuilds them."""
+        self.close()
+        _remove(self.graph_path)
+        _remove(self.blobs_path)
+
     def close(self) -> None:
         for conn in (self._graph, self._blobs):
             if conn is not None:
