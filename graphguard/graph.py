@@ -72,15 +72,8 @@ class CodeGraph:
                 x = parent[x]
             return x
 
-        # A base is evaluated in the enclosing scope, so the site's scope is not the subclass:
-        # the subclass is the innermost class of the same file whose span holds the site.
-        for subclass, target in self.db.execute(
-            "SELECT (SELECT c.qualname FROM symbols c WHERE c.file_id = s.file_id AND c.kind = 'class'"
-            " AND c.line <= s.line AND c.end_line >= s.line ORDER BY c.line DESC LIMIT 1), s.target"
-            " FROM sites s WHERE s.kind = 'inherit' AND s.target IS NOT NULL"
-        ):
-            if subclass is None:
-                continue
+        # An inherit site's scope is the subclass (resolve.py), its target the base.
+        for subclass, target in self.db.execute("SELECT scope, target FROM sites WHERE kind = 'inherit' AND target IS NOT NULL"):
             a, b = find(subclass), find(target)
             if a != b:
                 parent[a] = b

@@ -428,6 +428,21 @@ class Resolver:
         scope = cls.local.rsplit(".", 1)[0] if "." in cls.local else ""
         return [self.chain(info, scope, b, depth + 1) for b in d.bases]
 
+    def constructor_class(self, cls: Sym) -> str | None:
+        """For a class with no `__init__` in its hierarchy: the ancestor whose constructor
+        `cls(...)` runs (a dataclass's generated one, say); None when it is `cls`'s own."""
+        start = cls
+        for depth in range(MAX_DEPTH):
+            info = self.info(cls.path)
+            d = info.defs.get(cls.local) if info else None
+            if d is None:
+                return None
+            base = next((b for b in self.bases(cls, depth) if isinstance(b, Sym) and b.kind is DefKind.CLASS), None)
+            if d.decorators or base is None:  # generates its own (dataclass, attrs), or the top of the hierarchy
+                return cls.qualname if cls != start else None
+            cls = base
+        return None
+
     # names and chains in a scope
 
     def lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
@@ -541,6 +556,11 @@ class Resolver:
             if t.path != path:
                 out.uses.setdefault(t.path, set()).add(t.qualname)
 
+        def subclass_at(line: int) -> str | None:
+            """The class whose header holds a base expression on `line` (the innermost such class)."""
+            holders = [d for d in info.defs.values() if d.kind is DefKind.CLASS and d.line <= line <= d.end_line]
+            return max(holders, key=lambda d: d.line).qualname if holders else None
+
         def depend_on_receiver(scope: str, chain: str) -> None:
             # An unresolved `a.b().c` depends on the file of its longest resolved prefix, where `c`
             # may appear later: without the edge, that change would not re-resolve this file.
@@ -571,6 +591,8 @@ class Resolver:
                     ctor = self.member(t, "__init__")
                     if isinstance(ctor, Sym):
                         init = ctor.qualname
+                    else:
+                        init = self.constructor_class(t)
             elif isinstance(t, Ext):
                 resolution = Resolution.EXTERNAL
             else:
@@ -589,8 +611,10 @@ class Resolver:
             name = r.target.rsplit(".", 1)[-1]
             if isinstance(t, Sym):
                 use(t)
-                out.sites.append(Site(kind, full_scope(r.scope), r.target, name, Resolution.EXACT, t.qualname, t.path, None,
-                                      r.line, r.end_line, r.col, r.end_col))
+                # A base is resolved in the enclosing scope, but the edge belongs to the subclass.
+                scope = subclass_at(r.line) if kind == "inherit" else None
+                out.sites.append(Site(kind, full_scope(scope or r.scope), r.target, name, Resolution.EXACT, t.qualname, t.path,
+                                      None, r.line, r.end_line, r.col, r.end_col))
             elif isinstance(t, Mod) and t.path and t.path != path:
                 out.uses.setdefault(t.path, set())
             elif t is None:

@@ -3,4 +3,4 @@
 #: The shape of FileFacts (and what the parser extracts): cached facts of another version are re-parsed.
 FACTS_VERSION = 4
 #: The graph database's tables.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
