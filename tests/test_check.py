@@ -205,6 +205,26 @@ def test_partial_staging_harmless_stage_broken_worktree(make_repo: Callable[...,
     assert code == 1
 
 
+def test_staged_callers_are_read_from_the_index(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo(BASE)
+    fixed = BASE["app/report.py"].replace("stamp(2)", "stamp(2, tz=None)")
+    repo.write({
+        "pkg/clock.py": NEW_STAMP,
+        "app/jobs.py": BASE["app/jobs.py"].replace("stamp(1)", "stamp(1, None)"),
+        "app/report.py": fixed,
+        "tests/test_clock.py": BASE["tests/test_clock.py"].replace("stamp(3)", "stamp(3, tz=3)"),
+    })
+    repo.git("add", "-A")
+    # The working tree goes back to the old call: the commit would still hold the fixed one.
+    repo.write({"app/report.py": BASE["app/report.py"]})
+    code, data = check(repo, "--staged")
+    assert code == 0
+    assert callers(change_of(data, "pkg.clock.stamp"))[("app/report.py", 5)] == ("ok", "binds")
+    code, data = check(repo, "--worktree")
+    assert code == 1
+    assert callers(change_of(data, "pkg.clock.stamp"))[("app/report.py", 5)][0] == "broken"
+
+
 def test_nothing_staged_checks_the_working_tree(make_repo: Callable[..., GitRepo], check: Check) -> None:
     repo = make_repo(BASE)
     repo.write({"pkg/clock.py": NEW_STAMP})
@@ -363,6 +383,15 @@ def test_caller_through_a_chain_of_two_reexports(make_repo: Callable[..., GitRep
     assert found[("app/top.py", 6)] == ("broken", "missing required argument 'tz'")
     assert sum(1 for c in change_of(data, "pkg.clock.stamp")["callers"]
                if c["path"] == "app/top.py" and c["line"] == 6 and c["status"] == "broken") == 2
+
+
+@pytest.mark.xfail(reason="sigdiff compares definitions only: dropping a re-export (an import line in"
+                          " pkg/__init__.py) is no interface change, so its importers are not checked", strict=True)
+def test_removed_reexport_blocks(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({**BASE, "pkg/__init__.py": "from .clock import stamp\n", "app/top.py": "from pkg import stamp\n\nstamp(1)\n"})
+    repo.write({"pkg/__init__.py": "\n"})
+    code, _ = check(repo)
+    assert code == 1
 
 
 def test_caller_through_import_module_as(make_repo: Callable[..., GitRepo], check: Check) -> None:
@@ -539,6 +568,47 @@ def test_dataclass_field_added(make_repo: Callable[..., GitRepo], check: Check) 
     assert ch["after"] == "class Point(x: int, y: int, z: int)"
     statuses = sorted((c["status"], c["reason"]) for c in ch["callers"] if c["path"] == "app/draw.py" and c["line"] == 5)
     assert statuses == [("broken", "missing required argument 'z'"), ("ok", "binds")]
+
+
+GEO = """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class Point:
+        x: int
+        y: int
+    """
+
+
+def test_dataclass_subclass_elsewhere_runs_the_generated_constructor(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/geo.py": GEO,
+        "pkg/named.py": "from pkg.geo import Point\n\n\nclass Named(Point):\n    pass\n\n\nclass Deeper(Named):\n    pass\n",
+        "app.py": "from pkg.named import Deeper, Named\n\nNamed(1, 2)\nDeeper(3, 4)\nNamed(5, 6, z=7)\n",
+    })
+    repo.write({"pkg/geo.py": GEO + "    z: int\n"})
+    code, data = check(repo)
+    assert code == 1
+    found = callers(change_of(data, "pkg.geo.Point"))
+    assert found[("app.py", 3)] == ("broken", "missing required argument 'z'")
+    assert found[("app.py", 4)] == ("broken", "missing required argument 'z'")
+    assert found[("app.py", 5)] == ("ok", "binds")
+
+
+@pytest.mark.xfail(reason="a dataclass subclass generates its own __init__ from its base's fields and its own:"
+                          " its instantiations are not linked to the base's change", strict=True)
+def test_dataclass_subclass_with_own_fields(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/geo.py": GEO,
+        "pkg/named.py": "from dataclasses import dataclass\n\nfrom pkg.geo import Point\n\n\n@dataclass\nclass Named(Point):\n    name: str = ''\n",
+        "app.py": "from pkg.named import Named\n\nNamed(1, 2)\n",
+    })
+    repo.write({"pkg/geo.py": GEO + "    z: int\n"})
+    code, data = check(repo)
+    assert code == 1
 
 
 def test_plain_class_init_changed(make_repo: Callable[..., GitRepo], check: Check) -> None:

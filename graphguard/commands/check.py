@@ -157,7 +157,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     from graphguard import impact, sigdiff, signature
     from graphguard.binding import CallShape
     from graphguard.indexer import Indexer, parse_blob
-    from graphguard.resolve import Resolver
+    from graphguard.resolve import FileResolution, Resolver
 
     root = repo.root
     warnings = result.warnings
@@ -219,6 +219,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         return new_facts.get(path) or (None if path in paths else cached(path, new_entries))
 
     new_resolver = Resolver(new_map, new_loader)
+    resolved_new: dict[str, FileResolution] = {}  # unchanged files re-read against the new version, once each
 
     # Changed symbols, per file, then moves across files.
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
@@ -302,7 +303,9 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             if ch.change.value != "signature":
                 stale = {f.path for f in found.values() if not f.reaches_new and f.path not in changed_paths}
                 for p in sorted(stale & set(new_map.primary)):
-                    for s in new_resolver.resolve_file(p).sites:
+                    if p not in resolved_new:
+                        resolved_new[p] = new_resolver.resolve_file(p)
+                    for s in resolved_new[p].sites:
                         if new_q in (s.target, s.init_target):
                             add(_found(p, s, reaches_new=True, init=s.target != new_q))
                 if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
