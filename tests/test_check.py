@@ -385,13 +385,21 @@ def test_caller_through_a_chain_of_two_reexports(make_repo: Callable[..., GitRep
                if c["path"] == "app/top.py" and c["line"] == 6 and c["status"] == "broken") == 2
 
 
-@pytest.mark.xfail(reason="sigdiff compares definitions only: dropping a re-export (an import line in"
-                          " pkg/__init__.py) is no interface change, so its importers are not checked", strict=True)
 def test_removed_reexport_blocks(make_repo: Callable[..., GitRepo], check: Check) -> None:
     repo = make_repo({**BASE, "pkg/__init__.py": "from .clock import stamp\n", "app/top.py": "from pkg import stamp\n\nstamp(1)\n"})
     repo.write({"pkg/__init__.py": "\n"})
-    code, _ = check(repo)
+    code, data = check(repo)
     assert code == 1
+    ch = change_of(data, "pkg.stamp")
+    assert ch["change"] == "removed"
+    assert [(c["path"], c["line"], c["status"]) for c in ch["callers"]] == [("app/top.py", 1, "broken")]
+
+
+def test_removed_reexport_with_importer_updated_passes(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({**BASE, "pkg/__init__.py": "from .clock import stamp\n", "app/top.py": "from pkg import stamp\n\nstamp(1)\n"})
+    repo.write({"pkg/__init__.py": "\n", "app/top.py": "from pkg.clock import stamp\n\nstamp(1)\n"})
+    code, data = check(repo)
+    assert code == 0, data
 
 
 def test_caller_through_import_module_as(make_repo: Callable[..., GitRepo], check: Check) -> None:

@@ -25,7 +25,7 @@ from graphguard.graph import CodeGraph
 from graphguard.model import FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
-from graphguard.result import CheckResult, FileWarning, SymbolImpact, TestHit
+from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
 
 
 @dataclass
@@ -232,6 +232,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         gained += [(path, sig) for sig in sigdiff.added(before, after)]
     # Modules are keyed by path here; a removal that another file gained is a move.
     symbol_changes = sigdiff.find_moves(per_file, gained)
+    result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
     if not symbol_changes:
         return
 
@@ -339,6 +340,56 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _module_names(facts: FileFacts) -> dict[str, int]:
+    """Names a module binds at its top level by import or assignment (what others can import) -> line."""
+    names = {i.bound_name: i.line for i in facts.imports if not i.scope and i.name != "*"}
+    names.update({b.target: b.line for b in facts.bindings if not b.scope and "." not in b.target})
+    return names
+
+
+def _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver) -> list[SymbolImpact]:  # type: ignore[no-untyped-def]
+    """Names a module re-exported (`from .clock import stamp` in a package `__init__`) and no longer binds.
+
+    sigdiff compares definitions; a dropped import line is no definition, yet every
+    `from pkg import stamp` elsewhere now fails.
+    """
+    out: list[SymbolImpact] = []
+    for path in sorted(p for p in paths if p in old.data and p in new.data and p in old_map.primary):
+        before, after = old_loader(path), new_facts.get(path)
+        if before is None or after is None:
+            continue
+        defined = {d.qualname for d in after.definitions}
+        kept = _module_names(after)
+        module = old_map.primary[path]
+        for name, line in sorted(_module_names(before).items()):
+            if name in kept or name in defined or new_resolver.module_attr(path, name) is not None:
+                continue
+            callers = []
+            for q, q_line, q_end in graph.db.execute(
+                "SELECT f.path, i.line, i.line FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ? AND i.name = ?",
+                (module, name),
+            ):
+                if q in paths or config.is_generated(q):
+                    continue  # a changed importer is judged on its new version, below
+                callers.append(CallerImpact(q, q_line, q_end, old_map.primary.get(q, q), Status.BROKEN,
+                                            f"imports a name that no longer exists: '{name}'", "import"))
+            for q in sorted(p for p in new.data if p != path):
+                facts = new_facts.get(q)
+                for imp in facts.imports if facts else ():
+                    absolute = new_resolver.absolute(imp, q) if q in new_resolver.modmap.primary else None
+                    if absolute == module and imp.name == name:
+                        callers.append(CallerImpact(q, imp.line, imp.end_line, new_resolver.modmap.primary.get(q, q), Status.BROKEN,
+                                                    f"imports a name that no longer exists: '{name}'", "import"))
+            if not callers and not config.is_public(f"{module}.{name}"):
+                continue  # nobody imported it: an internal tidy-up
+            callers.sort(key=lambda c: (c.path, c.line))
+            out.append(SymbolImpact(symbol=f"{module}.{name}", path=path, line=line, change="removed",
+                                    breaking=("removed",), before=f"{name} (re-exported by {module})", after=None,
+                                    callers=tuple(callers), tests=tuple(_tests(graph, config, callers)),
+                                    public=config.is_public(f"{module}.{name}")))
+    return out
 
 
 def _on_class(resolver, f):  # type: ignore[no-untyped-def]
