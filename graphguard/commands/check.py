@@ -22,7 +22,7 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.graph import CodeGraph
-from graphguard.model import FileFacts
+from graphguard.model import DefKind, FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
@@ -154,8 +154,6 @@ def _finish(result: CheckResult, fmt: str, t0: float) -> int:
 
 
 def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[str], result: CheckResult) -> None:
-    from graphguard import impact, sigdiff, signature
-    from graphguard.binding import CallShape
     from graphguard.indexer import Indexer, parse_blob
     from graphguard.resolve import FileResolution, Resolver
 
@@ -166,18 +164,6 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     store = repo.store
     graph = CodeGraph(store.graph)
     indexer = Indexer(repo.paths, store)
-
-    # Signatures of both versions of each changed file (libcst: these files only).
-    def sigs(version: Version, path: str, side: str) -> signature.ModuleSignatures | None:
-        data = version.data.get(path)
-        if data is None:
-            return signature.ModuleSignatures(defs={}, all_names=None)
-        try:
-            return signature.extract(data)
-        except signature.SignatureParseError as e:
-            if side == "new":
-                warnings.append(FileWarning(path, f"{e}; file not checked"))
-            return None
 
     # Tree-sitter facts of the new versions go to the blob cache: once the commit
     # lands, bringing the graph to it costs no parse.
@@ -221,10 +207,32 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     new_resolver = Resolver(new_map, new_loader)
     resolved_new: dict[str, FileResolution] = {}  # unchanged files re-read against the new version, once each
 
+    result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
+    # A file whose definitions' headers, decorators and class-level fields are as they
+    # were changed only bodies: no interface change, and libcst (slow to import and to
+    # run) is not needed for it.
+    shaped = [p for p in sorted(paths) if _shape(old_loader(p) if p in old.data else None) != _shape(new_facts.get(p))]
+    if not shaped:
+        return
+    from graphguard import impact, sigdiff, signature
+    from graphguard.binding import CallShape
+
+    # Signatures of both versions of each changed file (libcst: these files only).
+    def sigs(version: Version, path: str, side: str) -> signature.ModuleSignatures | None:
+        data = version.data.get(path)
+        if data is None:
+            return signature.ModuleSignatures(defs={}, all_names=None)
+        try:
+            return signature.extract(data)
+        except signature.SignatureParseError as e:
+            if side == "new":
+                warnings.append(FileWarning(path, f"{e}; file not checked"))
+            return None
+
     # Changed symbols, per file, then moves across files.
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
     gained: list[tuple[str, signature.Signature]] = []
-    for path in sorted(paths):
+    for path in shaped:
         before, after = sigs(old, path, "old"), sigs(new, path, "new")
         if before is None or after is None:
             continue
@@ -232,7 +240,6 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         gained += [(path, sig) for sig in sigdiff.added(before, after)]
     # Modules are keyed by path here; a removal that another file gained is a move.
     symbol_changes = sigdiff.find_moves(per_file, gained)
-    result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
     if not symbol_changes:
         return
 
@@ -340,6 +347,19 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _shape(facts: FileFacts | None) -> object:
+    """What libcst's signature model is built from, as tree-sitter saw it; None for no file."""
+    if facts is None:
+        return None
+    classes = {d.qualname for d in facts.definitions if d.kind is DefKind.CLASS}
+    return (
+        [(d.qualname, d.kind, d.signature, d.decorators, d.bases, d.is_async) for d in facts.definitions],
+        [(b.scope, b.target, b.kind, b.value) for b in facts.bindings if b.scope in classes],  # dataclass and NamedTuple fields
+        facts.all_names,
+        facts.warnings,  # a file that stopped (or started) parsing must go through libcst to say so
+    )
 
 
 def _module_names(facts: FileFacts) -> dict[str, int]:
