@@ -189,7 +189,9 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         old_entries = {e.path: e.blob for e in entries}
     new_entries = {p: b for p, b in old_entries.items() if p not in paths}
     new_entries.update(new.blobs)
-    old_map, new_map = ModuleMap.build(old_entries), ModuleMap.build(new_entries)
+    old_map = ModuleMap.build(old_entries)
+    # Module names depend only on the set of paths: most changes add or remove no file.
+    new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
 
     def cached(path: str, entries: dict[str, str]) -> FileFacts | None:
         sha = entries.get(path)
