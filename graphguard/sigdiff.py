@@ -38,18 +38,16 @@ class SymbolChange:
     new_module: str | None = None  # moved: the module key it went to, as given to find_moves
 
 
-#: Codes that, by themselves, leave every existing call working.
-
-
 def is_informational(code: str) -> bool:
+    """A code that, by itself, leaves every existing call working (result.INFORMATIONAL)."""
     return code.partition(":")[0] in INFORMATIONAL
 
 
 def compare(old: ModuleSignatures, new: ModuleSignatures) -> list[SymbolChange]:
     """Changes of one module's interface, sorted by old qualname.
 
-    >>> compare(extract("def f(a): ..."), extract("def f(a, b): ..."))[0].breaking
-    ('required-param-added:b',)
+    `compare(extract("def f(a): ..."), extract("def f(a, b): ..."))` is one SIGNATURE
+    change of "f" with the codes ("required-param-added:b",).
     """
     renames = _renames(old.defs, new.defs)
     changes = []

@@ -114,6 +114,9 @@ _ATTRS = frozenset({"attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.
                     "attrs.define", "attrs.frozen", "attrs.mutable", "define", "frozen", "mutable"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "attr.ib", "attr.attrib", "attr.field",
                           "attrib", "attrs.field", "pydantic.Field", "Field"})
+#: Class decorators known to return the class with its constructor unchanged.
+_INERT_CLASS_DECORATORS = frozenset({"total_ordering", "final", "unique", "runtime_checkable", "deconstructible",
+                                     "dataclass_json", "register"})
 #: Bases that add no constructor of their own: a class with only these takes object's.
 _NO_CONSTRUCTOR = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})
 
@@ -147,11 +150,13 @@ def _extract(source: bytes | str) -> ModuleSignatures:
 
 
 def _caused_by_recursion(error: BaseException | None) -> bool:
-    seen = 0
-    while error is not None and seen < 10_000:
+    """Is a RecursionError in the chain? It is as long as the nesting: one link per level."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
         if isinstance(error, RecursionError):
             return True
-        error, seen = error.__cause__ or error.__context__, seen + 1
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
     return False
 
 
@@ -165,10 +170,10 @@ def _bracket_depth(source: bytes | str) -> int:
     return deepest
 
 
-_Code = Callable[[cst.CSTNode], str]
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
 _STACK_LOCK = threading.Lock()
 _T = TypeVar("_T")
+_Code = Callable[[cst.CSTNode], str]
 
 
 def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) -> _T:
@@ -187,18 +192,17 @@ def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) 
         except BaseException as e:  # noqa: B036 - handed to the calling thread
             failure.append(e)
 
+    thread = threading.Thread(target=run, name="graphguard-signatures", daemon=True)
     try:
         with _STACK_LOCK:  # stack_size is process-wide: set it only around our own start()
             previous = threading.stack_size(_PARSER_STACK)
             try:
-                thread = threading.Thread(target=run, name="graphguard-signatures", daemon=True)
                 thread.start()
             finally:
                 threading.stack_size(previous)
+        thread.join()
     except (RuntimeError, ValueError, MemoryError):  # no such thread allowed here: run in place
         run()
-    else:
-        thread.join()
     if failure:
         raise failure[0]
     return outcome[0]
@@ -263,40 +267,47 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.stack.append(node.name.value)
+        prefix = ".".join(self.stack) + "."
+        for stale in [q for q in self.defs if q.startswith(prefix)]:  # a redefined class starts afresh
+            del self.defs[stale]
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         node = original_node
         qualname = ".".join(self.stack)
         self.stack.pop()
         decorators = tuple(self.code(d.decorator) for d in node.decorators)
-        info = self.constructor(node, qualname, decorators)
+        info = self.constructor(node, qualname)
         self.classes[qualname] = info
         text = _render("class", node.name.value, info.params, None, False, known=info.known)
         self.defs[qualname] = Signature(qualname, "class", info.params, None, False, decorators,
                                         self.line(node), text, constructor_known=info.known)
 
-    def constructor(self, node: cst.ClassDef, qualname: str, decorators: tuple[str, ...]) -> _ClassInfo:
-        # Order of precedence, as Python builds the class: an __init__ written in the body
-        # (dataclass and attrs.define keep it), generated fields, __new__, then the bases.
+    def constructor(self, node: cst.ClassDef, qualname: str) -> _ClassInfo:
+        # In the order Python builds the class: an __init__ written in the body (dataclass and
+        # attrs.define keep it), an __init__ generated from fields, __new__, then the bases.
         init = self.defs.get(f"{qualname}.__init__")
         if init is not None and not init.is_staticmethod:
             return _ClassInfo(_without_first(init.params), True, None, False)
-        style, options = _dataclass_style(node.decorators)
         bases = [get_full_name_for_node(a.value) for a in node.bases if not a.star and not a.keyword]
-        if style and _flag(options, "init", True):
+        style = _style(node, bases)
+        if style is not None and style.init:
             inherited: list[Param] = []
-            for base in reversed(bases):  # the generated __init__ takes base fields first, MRO-wise
+            for base in reversed(bases):  # base classes' fields come first
                 found = self.classes.get(self.scoped_class(base)) if base else None
                 inherited = _merge(inherited, found.fields if found and found.fields else ())
-            fields = _merge(inherited, _fields(node, style, options, self.code))
-            return _ClassInfo(_kw_only_last(fields), True, fields, False)
-        if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in bases):
-            fields = _fields(node, "namedtuple", {}, self.code)
-            return _ClassInfo(fields, True, fields, False)
+            fields = _merge(inherited, _fields(node, style, self.code))
+            return _ClassInfo(_kw_only_last(fields), True, tuple(fields), False)
         new = self.defs.get(f"{qualname}.__new__")
         if new is not None:
             return _ClassInfo(_without_first(new.params), True, None, False)
-        if any(k.keyword is not None and k.keyword.value == "metaclass" for k in node.keywords):
+        # Nothing written here says what the constructor is. A metaclass, a class decorator we do
+        # not know (it may generate __init__, as strawberry.type does) or `__init__ = f` may
+        # supply one: unknown, rather than a wrong "takes no arguments".
+        names = [get_full_name_for_node(d.decorator) or "" for d in node.decorators]
+        if (any(k.keyword is not None and k.keyword.value == "metaclass" for k in node.keywords)
+                or any(n.rpartition(".")[2] not in _INERT_CLASS_DECORATORS and n not in _DATACLASS | _ATTRS
+                       for n in names)
+                or _assigns_constructor(node)):
             return _ClassInfo((), False, None, False)
         for base in bases:  # the first base with a constructor supplies it
             if base in _NO_CONSTRUCTOR:
@@ -312,6 +323,13 @@ class _Collector(cst.CSTVisitor):
         """A base named in this class body: the enclosing class's namespace, then the module's."""
         scoped = ".".join((*self.stack, name))
         return scoped if scoped in self.classes else name
+
+
+def _assigns_constructor(node: cst.ClassDef) -> bool:
+    """`__init__ = ...` or `__new__ = ...` in the class body."""
+    dunder = m.Name("__init__") | m.Name("__new__")
+    return any(m.matches(small, m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(dunder), m.ZeroOrMore()]))
+               for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
 
 
 def _params(params: cst.Parameters, code: _Code) -> tuple[Param, ...]:
@@ -337,68 +355,82 @@ def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
 
 # -- dataclass-like classes: the __init__ that the decorator or base generates ---------------
 
-_Options = Mapping[str, cst.BaseExpression]
+_Args = Mapping[str, cst.BaseExpression]
 
 
-def _dataclass_style(decorators: Sequence[cst.Decorator]) -> tuple[str | None, _Options]:
-    for d in decorators:
-        expr = d.decorator
-        call = expr if isinstance(expr, cst.Call) else None
-        name = get_full_name_for_node(call.func if call else expr)
-        style = "dataclass" if name in _DATACLASS else "attrs" if name in _ATTRS else None
-        if style:
-            options = {a.keyword.value: a.value for a in call.args if a.keyword} if call else {}
-            if name in ("attr.s", "attr.attrs") and not _flag(options, "auto_attribs", False):
-                style = "attrs-ib"  # classic attrs: only `x = attr.ib()` are fields
-            return style, options
-    return None, {}
+@dataclass(frozen=True)
+class _Style:
+    """How a class decorator or base generates __init__ from class-level fields."""
+
+    kind: str  # "dataclass" | "attrs" | "attrs-ib" (classic `attr.s`: only `attr.ib()` fields) | "namedtuple"
+    init: bool = True
+    kw_only: bool = False
 
 
-def _flag(options: _Options, name: str, default: bool) -> bool:
-    value = options.get(name)
+def _style(node: cst.ClassDef, bases: Sequence[str | None]) -> _Style | None:
+    for d in node.decorators:
+        call = d.decorator if isinstance(d.decorator, cst.Call) else None
+        name = get_full_name_for_node(call.func if call else d.decorator)
+        if name in _DATACLASS or name in _ATTRS:
+            args = _keywords(call)
+            kind = "dataclass" if name in _DATACLASS else "attrs"
+            if name in ("attr.s", "attr.attrs") and not _flag(args, "auto_attribs", False):
+                kind = "attrs-ib"
+            return _Style(kind, _flag(args, "init", True), _flag(args, "kw_only", False))
+    if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in bases):
+        return _Style("namedtuple")
+    return None
+
+
+def _keywords(call: cst.Call | None) -> _Args:
+    return {a.keyword.value: a.value for a in call.args if a.keyword} if call else {}
+
+
+def _flag(args: _Args, name: str, default: bool) -> bool:
+    value = args.get(name)
     return default if value is None else m.matches(value, m.Name("True"))
 
 
-def _fields(node: cst.ClassDef, style: str, options: _Options, code: _Code) -> tuple[Param, ...]:
-    """Fields in class-body order; ClassVar, `init=False` and the KW_ONLY sentinel left out."""
-    kw_only = _flag(options, "kw_only", False)
+def _fields(node: cst.ClassDef, style: _Style, code: _Code) -> list[Param]:
+    """Fields in class-body order; a `_: KW_ONLY` sentinel makes the following ones keyword-only."""
+    kw_only = style.kw_only
     found: list[Param] = []
     for stmt in node.body.body:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if m.matches(small, m.AnnAssign(target=m.Name())):
-                target, annotation, value = small.target, small.annotation.annotation, small.value
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                name, annotation, value = small.target.value, small.annotation.annotation, small.value
             elif m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
-                target, annotation, value = small.targets[0].target, None, small.value
+                name, annotation, value = small.targets[0].target.value, None, small.value  # type: ignore[attr-defined]
             else:
                 continue
-            ann_name = _annotation_name(annotation)
-            if ann_name == "KW_ONLY":
+            if _annotation_name(annotation) == "KW_ONLY":
                 kw_only = True
-                continue
-            call = value if isinstance(value, cst.Call) else None
-            is_field_call = call is not None and get_full_name_for_node(call.func) in _FIELD_CALLS
-            if ann_name == "ClassVar" or (annotation is None and not is_field_call):
-                continue  # a class attribute, not a field
-            if style == "attrs-ib" and not is_field_call:
-                continue
-            args = {a.keyword.value: a.value for a in call.args if a.keyword} if is_field_call else {}
-            if is_field_call and not _flag(args, "init", True):
-                continue
-            has_default, default = value is not None, code(value) if value is not None else None
-            if call is not None and is_field_call:
-                positional = [a.value for a in call.args if not a.keyword]  # attr.ib(default)
-                given = args["default"] if "default" in args else positional[0] if positional else None
-                has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
-                default = code(given) if given is not None else "<factory>"
-            name = target.value
-            if style.startswith("attrs"):  # attrs strips leading underscores, or takes alias=
-                alias = args.get("alias")
-                name = alias.evaluated_value if isinstance(alias, cst.SimpleString) else name.lstrip("_")
-            field_kw = kw_only or _flag(args, "kw_only", False)
-            kind = ParamKind.KEYWORD_ONLY if field_kw else ParamKind.POSITIONAL_OR_KEYWORD
-            found.append(Param(str(name), kind, has_default, code(annotation) if annotation else None,
-                               default if has_default else None))
-    return tuple(found)
+            elif (param := _field(name, annotation, value, style, kw_only, code)) is not None:
+                found.append(param)
+    return found
+
+
+def _field(name: str, annotation: cst.BaseExpression | None, value: cst.BaseExpression | None,
+           style: _Style, kw_only: bool, code: _Code) -> Param | None:
+    """One class-level assignment as an __init__ parameter; None when it is not a field."""
+    call = value if isinstance(value, cst.Call) and get_full_name_for_node(value.func) in _FIELD_CALLS else None
+    if _annotation_name(annotation) == "ClassVar" or (call is None and (annotation is None or style.kind == "attrs-ib")):
+        return None  # a class attribute
+    args = _keywords(call)
+    if not _flag(args, "init", True):
+        return None
+    if call is None:
+        has_default, default = value is not None, code(value) if value is not None else None
+    else:  # field(default=...), field(default_factory=...), attr.ib(5), attr.ib(factory=list)
+        positional = [a.value for a in call.args if not a.keyword]
+        given = args["default"] if "default" in args else positional[0] if positional else None
+        has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
+        default = code(given) if given is not None else "<factory>" if has_default else None
+    if style.kind.startswith("attrs"):  # attrs drops leading underscores, or takes alias=
+        alias = args.get("alias")
+        name = str(alias.evaluated_value) if isinstance(alias, cst.SimpleString) else name.lstrip("_")
+    kind = ParamKind.KEYWORD_ONLY if kw_only or _flag(args, "kw_only", False) else ParamKind.POSITIONAL_OR_KEYWORD
+    return Param(name, kind, has_default, code(annotation) if annotation is not None else None, default)
 
 
 def _annotation_name(annotation: cst.BaseExpression | None) -> str | None:

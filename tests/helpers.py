@@ -51,7 +51,7 @@ class GitRepo:
             p.write_bytes(content if isinstance(content, bytes) else source(content).encode("utf-8"))
 
     def commit(self, msg: str = "commit", files: Mapping[str, str | bytes | None] | None = None) -> str:
-        """Write `files` (if any), stage everything, commit, and return the new HEAD sha."""
+        """Write `files` (if any), stage everything, commit without running hooks, and return the new HEAD sha."""
         if files:
             self.write(files)
         self.git("add", "-A")
@@ -60,6 +60,7 @@ class GitRepo:
 
     @property
     def head(self) -> str:
+        """HEAD's commit sha."""
         return self.git("rev-parse", "HEAD")
 
     @property
@@ -92,6 +93,7 @@ class Result:
 
     @property
     def json(self) -> Any:
+        """stdout parsed as JSON."""
         return json.loads(self.out)
 
 
