@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -327,8 +326,7 @@ class _Collector(cst.CSTVisitor):
 
 def _assigns_constructor(node: cst.ClassDef) -> bool:
     """`__init__ = ...` or `__new__ = ...` in the class body."""
-    dunder = m.Name("__init__") | m.Name("__new__")
-    return any(m.matches(small, m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(dunder), m.ZeroOrMore()]))
+    return any(_assigns(small, "__init__", "__new__")
                for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
 
 
@@ -388,7 +386,7 @@ def _keywords(call: cst.Call | None) -> _Args:
 
 def _flag(args: _Args, name: str, default: bool) -> bool:
     value = args.get(name)
-    return default if value is None else m.matches(value, m.Name("True"))
+    return default if value is None else _is_name(value, "True")
 
 
 def _fields(node: cst.ClassDef, style: _Style, code: _Code) -> list[Param]:
@@ -399,7 +397,7 @@ def _fields(node: cst.ClassDef, style: _Style, code: _Code) -> list[Param]:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                 name, annotation, value = small.target.value, small.annotation.annotation, small.value
-            elif m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
                 name, annotation, value = small.targets[0].target.value, None, small.value  # type: ignore[attr-defined]
             else:
                 continue
@@ -465,28 +463,46 @@ def _kw_only_last(fields: Sequence[Param]) -> tuple[Param, ...]:
 
 def _module_all(body: Sequence[cst.BaseStatement]) -> tuple[str, ...] | None:
     """`__all__` when every module-level statement that builds it is a literal, else None."""
-    target = m.Name("__all__")
-    assign = m.Assign(targets=[m.AssignTarget(target=target)]) | m.AnnAssign(target=target)
-    extend = m.Expr(m.Call(func=m.Attribute(target, m.Name("extend") | m.Name("append"))))
     names: list[str] | None = None  # None: not assigned yet, or not readable
     assigned = False
     for stmt in body:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if m.matches(small, assign):  # __all__ = [...]
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, "__all__")
+                    or isinstance(small, cst.AnnAssign) and _is_name(small.target, "__all__")):  # __all__ = [...]
                 names, assigned = _literal_strings(small.value), True  # type: ignore[attr-defined]
-            elif m.matches(small, m.AugAssign(target=target, operator=m.AddAssign())):  # __all__ += [...]
+            elif isinstance(small, cst.AugAssign) and _is_name(small.target, "__all__") and isinstance(small.operator, cst.AddAssign):
                 extra = _literal_strings(small.value)  # type: ignore[attr-defined]
                 names = None if names is None or extra is None else names + extra
-            elif m.matches(small, extend):  # __all__.extend([...]) / __all__.append("x")
+            elif _is_all_extend(small):  # __all__.extend([...]) / __all__.append("x")
                 call = small.value  # type: ignore[attr-defined]
                 arg = call.args[0].value if len(call.args) == 1 else None
                 if call.func.attr.value == "append" and arg is not None:
                     arg = cst.List([cst.Element(arg)])
                 extra = _literal_strings(arg)
                 names = None if names is None or extra is None else names + extra
-            elif m.matches(small, m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(target), m.ZeroOrMore()])):
+            elif _assigns(small, "__all__"):
                 names, assigned = None, True  # a, __all__ = ...: not a literal
     return tuple(names) if assigned and names is not None else None
+
+
+# Small node tests instead of libcst.matchers: importing the matchers costs about 250 ms,
+# most of a hook's budget, for five patterns.
+
+
+def _is_name(node: cst.CSTNode, *names: str) -> bool:
+    return isinstance(node, cst.Name) and node.value in names
+
+
+def _assigns(small: cst.BaseSmallStatement, *names: str) -> bool:
+    """`x = ...` (also `a = x = ...`) where x is one of `names`."""
+    return isinstance(small, cst.Assign) and any(_is_name(t.target, *names) for t in small.targets)
+
+
+def _is_all_extend(small: cst.BaseSmallStatement) -> bool:
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        return False
+    func = small.value.func
+    return isinstance(func, cst.Attribute) and _is_name(func.value, "__all__") and func.attr.value in ("extend", "append")
 
 
 def _literal_strings(value: cst.BaseExpression | None) -> list[str] | None:
