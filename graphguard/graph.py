@@ -41,6 +41,13 @@ class SymbolRow:
     signature: str
 
 
+#: Method names of builtin types: a call on an untyped receiver with one of these names is
+#: as likely a dict, list, str or set as the repository's class.
+BUILTIN_METHODS = frozenset(
+    name for t in (dict, list, str, bytes, set, frozenset, tuple, int, float, object) for name in dir(t)
+)
+
+
 class CodeGraph:
     def __init__(self, db: sqlite3.Connection):
         self.db = db
@@ -91,6 +98,20 @@ class CodeGraph:
         roots = self._hierarchies()
         return len({roots.get(c, c) for c in classes}) == 1
 
+    def by_name_resolution(self, method: str) -> str:
+        """How far an unknown receiver's `x.name()` can be pinned on `method`.
+
+        "by-name" when only its class defines the name; "by-name-weak" when overrides in
+        the same hierarchy define it too (which one runs depends on the receiver), or when
+        builtin types have a method of that name (`x.values()` may well be a dict);
+        "candidate" when several hierarchies define it.
+        """
+        name = method.rsplit(".", 1)[-1]
+        if not self.unique_hierarchy(method):
+            return "candidate"
+        classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
+        return Resolution.BY_NAME.value if len(classes) == 1 and name not in BUILTIN_METHODS else "by-name-weak"
+
     def uses_of(self, qualname: str, *, candidates: bool = True) -> list[Use]:
         """Every call site and reference of `qualname`, resolved ones first, then by name."""
         rows = list(
@@ -122,7 +143,7 @@ class CodeGraph:
                 (name,),
             ):
                 uses.append(self._use(r))
-        order = {"exact": 0, "partial": 0, "by-name": 1, "candidate": 2}
+        order = {"exact": 0, "partial": 0, "by-name": 1, "by-name-weak": 1, "candidate": 2}
         return sorted(set(uses), key=lambda u: (order.get(u.resolution, 3), u.path, u.line, u.col, u.kind))
 
     @staticmethod
@@ -173,7 +194,7 @@ class CodeGraph:
         for qualname, name in db.execute("SELECT qualname, name FROM symbols WHERE kind = 'method'"):
             method_owners.setdefault(name, set()).add(qualname.rsplit(".", 1)[0])
         roots = self._hierarchies()
-        unique = {n for n, owners in method_owners.items() if len({roots.get(c, c) for c in owners}) == 1}
+        unique = {n for n, owners in method_owners.items() if len({roots.get(c, c) for c in owners}) == 1 and n not in BUILTIN_METHODS}
         for name, count in db.execute(
             "SELECT name, count(*) FROM sites WHERE kind = 'call' AND resolution = 'unresolved' AND text LIKE '%.%' GROUP BY name"
         ):

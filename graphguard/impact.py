@@ -89,6 +89,10 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     def impact(status: Status, reason: str) -> CallerImpact:
         if use.resolution == "by-name" and status is not Status.OK:
             reason += " (receiver typed by the only class defining this method name)"
+        elif use.resolution == "by-name-weak" and status is not Status.OK:
+            # Overrides in the hierarchy, or builtin types, have this method too: the receiver decides.
+            status = Status.UNKNOWN
+            reason += " (if the receiver is this class: other classes or builtin types have a method of this name)"
         return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
 
     if ctx.kind != "signature" and not use.reaches_new:

@@ -865,10 +865,12 @@ def test_base_mode_sees_the_callers_the_hook_sees(make_repo: Callable[..., GitRe
 
             def a(c):
                 d = Client.create("v")
-                return d.get(3)
+                return d.fetch(3)
             """,
     })
-    repo.write({"pkg/client.py": CLIENT.replace("get(self, key)", "get(self, key, strict)")})
+    repo.write({"pkg/client.py": CLIENT.replace("get(self, key)", "fetch(self, key)")})
+    repo.commit("a method whose name no builtin type has")
+    repo.write({"pkg/client.py": CLIENT.replace("get(self, key)", "fetch(self, key, strict)")})
     repo.git("add", "-A")
     code, staged = check(repo)
     assert code == 1
@@ -877,7 +879,7 @@ def test_base_mode_sees_the_callers_the_hook_sees(make_repo: Callable[..., GitRe
     code, ci = check(repo, "--base", before)
     assert code == 1
     for data in (staged, ci):
-        hit = next(c for c in change_of(data, "pkg.client.Client.get")["callers"] if c["path"] == "app/use.py")
+        hit = next(c for c in change_of(data, "pkg.client.Client.fetch")["callers"] if c["path"] == "app/use.py")
         assert (hit["line"], hit["status"], hit["resolution"]) == (6, "broken", "by-name")
 
 
@@ -1101,3 +1103,38 @@ def test_console_script_end_to_end(make_repo: Callable[..., GitRepo], graphguard
     r = graphguard_cli(repo, "check", "--staged", "--format", "json")
     assert r.code == 1, r.err
     assert ("app/report.py", 5) in callers(change_of(r.json, "pkg.clock.stamp"))
+
+
+# --- regressions found by the mutation benchmark (bench/mutation_bench.py) ---------------------------------
+
+
+def test_renamed_function_used_in_its_own_file_blocks(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/m.py": "def helper(x):\n    return x\n\n\ndef use():\n    return helper(1)\n"})
+    repo.write({"pkg/m.py": "def helper2(x):\n    return x\n\n\ndef use():\n    return helper(1)\n"})
+    code, data = check(repo)
+    assert code == 1
+    assert [(c["line"], c["status"]) for c in change_of(data, "pkg.m.helper")["callers"]] == [(6, "broken")]
+
+
+def test_removed_override_falls_back_to_the_base(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/h.py": (
+        "class Base:\n    def run(self, x):\n        return x\n\n\n"
+        "class Sub(Base):\n    def run(self, x):\n        return 2\n\n\nSub().run(1)\n")})
+    repo.write({"pkg/h.py": "class Base:\n    def run(self, x):\n        return x\n\n\nclass Sub(Base):\n    pass\n\n\nSub().run(1)\n"})
+    code, data = check(repo)
+    assert code == 0
+    (caller,) = change_of(data, "pkg.h.Sub.run")["callers"]
+    assert caller["status"] == "unknown" and "inherited from pkg.h.Base.run" in caller["reason"]
+
+
+def test_method_name_builtin_types_also_have_does_not_block(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/cache.py": "class LRUCache:\n    def values(self):\n        return []\n",
+        "pkg/env.py": "def f(env):\n    return sorted(env.extensions.values())\n",
+    })
+    repo.write({"pkg/cache.py": "class LRUCache:\n    def values(self, reverse):\n        return []\n"})
+    code, data = check(repo)
+    assert code == 0
+    (caller,) = change_of(data, "pkg.cache.LRUCache.values")["callers"]
+    assert (caller["path"], caller["status"]) == ("pkg/env.py", "unknown")

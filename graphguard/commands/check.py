@@ -252,7 +252,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         if p not in old_map.primary and p not in new_map.primary:
             continue
         hybrid_map = old_map if p in old_map.primary else ModuleMap.build([*old_entries, p])
-        loader: Callable[[str], FileFacts | None] = (lambda q, p=p: new_facts[p] if q == p else old_loader(q))
+        loader: Callable[[str], FileFacts | None] = (lambda q, p=p: _with_old_definitions(new_facts[p], old_loader(p)) if q == p else old_loader(q))
         fresh_old[p] = Resolver(hybrid_map, loader).resolve_file(p)
 
     changed_paths = set(paths)
@@ -276,12 +276,15 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             if key not in found or f.reaches_new and not found[key].reaches_new:
                 found[key] = f
 
+        # How sure a by-name use is that it calls this definition (and not an override or a dict's).
+        by_name = graph.by_name_resolution(qual) if is_method else "candidate"
         # Unchanged files: the stored graph (it describes the old commit, and these files did not change).
         if stored_head == old_rev:
             for u in graph.uses_of(qual):
                 if u.path in changed_paths or u.resolution == "candidate":
                     continue
-                add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, u.resolution,
+                add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text,
+                                 by_name if u.resolution == "by-name" else u.resolution,
                                  CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
                                  reaches_new=ch.change.value == "signature", via="init" if u.via_init else "self"))
         else:
@@ -295,7 +298,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             if stored_head == new_rev:  # CI: the graph describes the head, where unchanged files read the same
                 for u in graph.uses_of(qual):  # method calls on receivers typed by name only, as the hook sees them
                     if u.resolution == "by-name" and u.path not in changed_paths:
-                        add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, u.resolution,
+                        add(impact.Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, by_name,
                                          CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
                                          reaches_new=ch.change.value == "signature"))
         # Changed files: their new version, resolved against the old and against the new repository.
@@ -320,7 +323,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                             add(_found(p, s, reaches_new=True, init=s.target != new_q))
                 if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
                     for key, f in found.items():
-                        if f.resolution == "by-name" and not f.reaches_new:
+                        if f.resolution in ("by-name", "by-name-weak") and not f.reaches_new:
                             found[key] = dataclasses.replace(f, reaches_new=True)
         # Generated code is walked through but is nobody's to fix.
         callers = sorted(
@@ -328,6 +331,14 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
              for f in found.values() if not config.is_generated(f.path)),
             key=lambda c: (c.status.value != "broken", c.path, c.line),
         )
+        inherited = _inherited_now(new_resolver, new_map, path, ch.qualname) if is_method and ch.change.value == "removed" else None
+        if inherited is not None:  # an override was removed: the base's method answers these calls now
+            callers = [
+                dataclasses.replace(c, status=Status.UNKNOWN, reason=f"'{ch.qualname.rsplit('.', 1)[-1]}' is now inherited from"
+                                    f" {inherited}: check the call against its signature")
+                if c.status is Status.BROKEN and c.kind == "call" else c
+                for c in callers
+            ]
         line = after_sig.line if after_sig is not None else (ch.before.line if ch.before is not None else 1)
         # A move is reported where the definition is now: its line, and any ignore marker, are there.
         where = ch.new_module if ch.change.value == "moved" and ch.new_module is not None else path
@@ -349,6 +360,40 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _inherited_now(resolver, modmap: ModuleMap, path: str, local: str) -> str | None:  # type: ignore[no-untyped-def]
+    """The base class method that a removed method `Class.name` now falls back to, if any."""
+    from graphguard.resolve import Sym
+
+    cls_local, name = local.rsplit(".", 1)
+    module = modmap.primary.get(path)
+    if module is None:
+        return None
+    info = resolver.info(path)
+    if info is None or cls_local not in info.defs:
+        return None
+    cls = Sym(path, f"{module}.{cls_local}", cls_local, DefKind.CLASS)
+    for base in resolver.bases(cls):
+        if isinstance(base, Sym):
+            found = resolver.member(base, name)
+            if isinstance(found, Sym):
+                return found.qualname
+    return None
+
+
+def _with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
+    """The new version of a file, with the definitions it dropped put back.
+
+    Resolved against the old repository, a call in the new version to a function of
+    the same file that was removed or renamed must still reach the old definition:
+    that is how the call is found, and then reported as broken.
+    """
+    if old is None:
+        return new
+    kept = {d.qualname for d in new.definitions}
+    dropped = tuple(d for d in old.definitions if d.qualname not in kept)
+    return dataclasses.replace(new, definitions=new.definitions + dropped) if dropped else new
 
 
 def _shape(facts: FileFacts | None) -> object:

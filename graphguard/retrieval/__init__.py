@@ -1,0 +1,17 @@
+"""Retrieval for agents: the files and symbols a task needs, ranked, within a token budget.
+
+Pure steps:
+    tokenize   code-aware words; a source file cut into per-definition documents
+    expand     breadth-first over file edges, both ways, with a degree cap
+    rank       signals -> one score per file (weighted reciprocal-rank fusion, profiles, score cliff)
+    budget     disclosure levels (full, signature, reference) within a token budget
+
+Their I/O:
+    textindex  BM25 over symbols: SQLite FTS5, kept in step with the graph's files table
+    history    git co-change, recency and edit frequency: a touch log that follows HEAD
+    graphdata  file edges with their kinds, read from the graph's tables
+    source     file contents from git blobs (the stale-path guard)
+    engine     seeds -> expansion -> history -> ranking -> symbols -> budget
+    maintain   the indexer's hook that keeps history (and the text index) current
+    render     text and JSON renderers
+"""

@@ -1,0 +1,400 @@
+"""Retrieval end to end: seeds -> expansion -> history -> ranking -> symbols -> budget.
+
+The steps in between are pure (expand, rank, budget, tokenize); this module
+does their I/O: it reads the store, brings the text index and the history up
+to the graph's HEAD, and reads source text from git blobs at HEAD, which is
+also the stale-index guard: a path HEAD does not have is dropped and counted.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from graphguard.config import Config
+from graphguard.errors import GraphguardError
+from graphguard.retrieval import budget as budgeting
+from graphguard.retrieval import expand as expanding
+from graphguard.retrieval import graphdata, history, rank, source, textindex
+from graphguard.retrieval.tokenize import query_terms
+
+#: Files whose text score reaches this share of the best one are the seeds of a text task (at most MAX_TEXT_SEEDS),
+#: shown in full.
+SEED_SHARE = 0.6
+MAX_TEXT_SEEDS = 3
+#: The expansion of a text task starts from more files: from the symbols that matched in each of them.
+EXPAND_SHARE = 0.3
+MAX_EXPAND_FILES = 8
+FOCUS_SYMBOLS = 3
+#: Text hits read from the index, and files among them kept as candidates.
+TEXT_HITS = 400
+TEXT_FILES = 60
+#: Co-changed files kept as candidates.
+COCHANGE_FILES = 50
+#: Symbols shown per file (its best ones); a file's later symbols score a bit below its first.
+PER_FILE = 2
+SECOND_SYMBOL = 0.9
+DEFAULT_BUDGET = 8000
+#: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
+UNREACHED = 1 << 30
+DEFAULT_LIMIT = 20
+
+
+class Request(NamedTuple):
+    text: str | None = None  # context: the task
+    seeds: tuple[str, ...] = ()  # related: paths or dotted symbols
+    limit: int = DEFAULT_LIMIT
+    budget: int | None = DEFAULT_BUDGET
+    depth: int = 1
+    profile: str = "default"
+
+
+class ContextItem(NamedTuple):
+    path: str
+    symbol: str
+    line: int
+    end_line: int
+    score: float
+    distance: int
+    via: str  # seed | text | call | import | caller | test | history
+    disclosure: str  # full | signature | reference
+    tokens: int
+    text: str
+    signals: Mapping[str, float] = {}  # noqa: RUF012 - never mutated
+    truncated: bool = False
+
+
+@dataclass
+class ContextResult:
+    command: str  # context | related
+    query: str | list[str]
+    profile: str
+    head: str
+    items: list[ContextItem] = field(default_factory=list)
+    seeds: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    candidates: int = 0
+    stale: int = 0  # returned paths the index had but HEAD does not: dropped
+    budget: int | None = None
+    elapsed_ms: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return sum(i.tokens for i in self.items)
+
+
+# --- keeping the text index and the history current ---------------------------------------
+
+
+def ensure_indexes(store: object, root: str, head: str | None, *, lock_timeout: float = 30.0) -> None:
+    """Bring the co-change history and the text index to the graph's HEAD (cheap when they are there)."""
+    db: sqlite3.Connection = store.graph  # type: ignore[attr-defined]
+    if head is None or (history.is_current(db, head) and textindex.is_current(db, head)):
+        return
+    with store.write_lock(lock_timeout):  # type: ignore[attr-defined]
+        history.update(db, root, head)
+        textindex.ensure(db, head, lambda shas: source.blobs(root, shas))
+
+
+# --- the query ------------------------------------------------------------------------------
+
+
+class Retriever:
+    def __init__(self, db: sqlite3.Connection, root: str, head: str, config: Config):
+        self.db = db
+        self.root = root
+        self.head = head
+        self.config = config
+        self.files = graphdata.Files(db)
+
+    # seeds
+
+    def resolve_seeds(self, names: Sequence[str]) -> tuple[dict[str, float], dict[str, list[str]]]:
+        """Paths and dotted names -> (seed files, focus: file -> the symbols named in it)."""
+        files: dict[str, float] = {}
+        focus: dict[str, list[str]] = {}
+        unknown = []
+        by_module = {f.module: f.path for f in self.files.by_path.values()}
+        for name in names:
+            path = name.replace("\\", "/").removeprefix("./")
+            if path in self.files.by_path:
+                files[path] = 1.0
+                continue
+            sym = graphdata.symbols_named(self.db, self.files, [name]).get(name)
+            if sym is not None:
+                files[sym.path] = 1.0
+                focus.setdefault(sym.path, []).append(sym.qualname)
+                continue
+            if name in by_module:
+                files[by_module[name]] = 1.0
+                continue
+            unknown.append(name)
+        if unknown:
+            raise GraphguardError(
+                f"not a Python file or a symbol of the graph: {', '.join(unknown)}"
+                " (give a path relative to the repository root, or a dotted name like pkg.mod.func)"
+            )
+        return files, focus
+
+    # the pipeline
+
+    def run(self, request: Request, command: str) -> ContextResult:
+        t0 = time.perf_counter()
+        profile = rank.PROFILES.get(request.profile)
+        if profile is None:
+            raise GraphguardError(f"unknown profile {request.profile!r}; choose one of {', '.join(rank.PROFILES)}")
+        result = ContextResult(command, request.text if request.text is not None else list(request.seeds), profile.name,
+                               self.head, budget=request.budget)
+        focus: dict[str, list[str]] = {}
+        hits: list[textindex.Hit] = []
+        text_scores: dict[str, float] = {}
+        if request.text is not None:
+            result.terms = query_terms(request.text)
+            hits = textindex.search(self.db, textindex.useful_terms(self.db, result.terms), limit=TEXT_HITS)
+            hits = [h for h in hits if h.path in self.files.by_path]
+            text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
+            seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
+            starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
+            focus = text_focus(hits, starts, {p: self.files.by_path[p].module for p in starts})
+            pinned: set[str] = set()
+        else:
+            seeds, focus = self.resolve_seeds(request.seeds)
+            starts = seeds
+            pinned = set(seeds)
+        result.seeds = sorted(seeds, key=lambda p: (-seeds[p], p))
+        if not seeds:
+            result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+            return result
+
+        expansion = expanding.expand(
+            starts,
+            lambda paths: graphdata.edges_of(self.db, self.files, paths, focus),
+            lambda paths: graphdata.degree_of(self.db, self.files, paths),
+            self.files.is_test,
+            depth=request.depth,
+        )
+        now = history.head_time(self.db)
+        co = history.cochange(history.seed_touches(self.db, list(starts)), starts, now)
+        co = {p: v for p, v in co.items() if p in self.files.by_path}
+
+        cands: dict[str, rank.Candidate] = {}
+
+        def cand(path: str) -> rank.Candidate:
+            c = cands.get(path)
+            if c is None:
+                c = cands[path] = rank.Candidate(path, distance=UNREACHED, via="text", direction="text")
+            return c
+
+        for path, v in sorted(text_scores.items(), key=lambda kv: -kv[1])[:TEXT_FILES]:
+            c = cand(path)
+            c.signals["text"] = v
+            c.distance = 0
+        for path, r in expansion.reached.items():
+            c = cand(path)
+            c.signals["graph"] = r.weight
+            if r.distance < c.distance or (r.distance == c.distance and c.via == "text" and r.distance > 0):
+                c.distance = r.distance
+                c.via = r.via if r.distance > 0 else ("seed" if path in pinned else "text")
+                c.direction = r.direction
+        for path, v in rank.top(co, COCHANGE_FILES).items():
+            c = cand(path)
+            c.signals["cochange"] = v
+            if c.distance == UNREACHED:
+                c.distance, c.via, c.direction = 1, "history", "history"
+        for path in seeds:
+            c = cand(path)
+            c.is_seed = True
+            c.pinned = path in pinned
+        # Tests: direct importers of a seed, tests named after a seed, tests further away.
+        test_names = rank.tests_named_after(list(seeds), [p for p, f in self.files.by_path.items() if f.is_test])
+        for path, v in test_names.items():
+            c = cand(path)
+            c.signals["test"] = max(c.signals.get("test", 0.0), v)
+            if c.distance == UNREACHED:
+                c.distance, c.via, c.direction = 1, "test", "reverse"
+        for path, r in expansion.reached.items():
+            if self.files.is_test(path) and r.distance > 0:
+                c = cands[path]
+                c.signals["test"] = max(c.signals.get("test", 0.0), 1.0 if r.direct_test else 0.5)
+        for path in list(cands):
+            if self.config.is_generated(path) and path not in pinned:
+                del cands[path]  # walked through, never returned
+        activity = history.activity_rows(self.db, list(cands))
+        recency, frequency = history.activity(activity, now)
+        for path, c in cands.items():
+            if path in recency:
+                c.signals["recency"] = recency[path]
+                c.signals["frequency"] = frequency[path]
+        ranked = rank.rank(cands, profile)
+        result.candidates = len(cands)
+        self._fill(result, ranked, request, hits, expansion, focus)
+        result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+        return result
+
+    # symbols, source text, budget
+
+    def _fill(self, result: ContextResult, ranked: list[rank.Candidate], request: Request, hits: list[textindex.Hit],
+              expansion: expanding.Expansion, focus: Mapping[str, Sequence[str]]) -> None:
+        limit = request.limit
+        # Every file gives at least one result: `limit` files fill the limit, a few more stand in for stale ones.
+        wanted = ranked[: limit + 3]
+        contents, missing = source.at_head(self.root, [c.path for c in wanted])
+        result.stale = len(missing)
+        stale = set(missing)
+        hits_by_path: dict[str, list[textindex.Hit]] = {}
+        for h in hits:
+            hits_by_path.setdefault(h.path, []).append(h)
+        edge_symbols: dict[str, tuple[str, ...]] = {p: r.symbols for p, r in expansion.reached.items()}
+        picks: list[tuple[rank.Candidate, str, float]] = []
+        for c in wanted:
+            if c.path in stale:
+                continue
+            named = focus.get(c.path, ()) if c.pinned else ()
+            names = self._symbols_for(c, hits_by_path.get(c.path, []), edge_symbols.get(c.path, ()), named)
+            for k, q in enumerate(names[: 1 if c.pinned and not named else max(PER_FILE, len(named))]):
+                picks.append((c, q, c.score * (SECOND_SYMBOL ** k)))
+        picks.sort(key=lambda t: (not t[0].pinned, -t[2], t[0].path, t[1]))
+        sym_rows = graphdata.symbols_named(self.db, self.files, [q for _, q, _ in picks])
+        items: list[budgeting.Item] = []
+        meta: dict[str, tuple[rank.Candidate, str, float, int, int]] = {}
+        texts: dict[str, tuple[str, list[str]]] = {}
+        for c, q, s in picks[: limit * 3]:
+            if c.path not in texts:
+                blob = contents[c.path][1].decode("utf-8", "replace")
+                texts[c.path] = (blob, blob.split("\n"))
+            blob, lines = texts[c.path]
+            row = sym_rows.get(q)
+            if row is None or row.path != c.path:  # the module itself
+                q = self.files.by_path[c.path].module
+                outline = [r for r in graphdata.symbols_in(self.db, self.files, c.path) if r.kind in ("function", "class")]
+                full = blob.rstrip("\n")
+                sig = module_outline(lines, q, outline)
+                line, end = 1, max(1, len(lines))
+            else:
+                line, end = row.line, row.end_line
+                full = "\n".join(lines[line - 1 : end])
+                sig = signature_text(lines, row.line, row.end_line, row.signature)
+            key = f"{c.path}\0{q}"
+            if key in meta:
+                continue
+            meta[key] = (c, q, s, line, end)
+            items.append(budgeting.Item(key, f"{c.path}:{line}", budgeting.clamp_lines(full), budgeting.clamp_lines(sig),
+                                        f"{c.path}:{line}  {q}", is_seed=c.is_seed))
+        for ch in budgeting.select(_seeds_within_half(items, request.budget), request.budget, limit):
+            c, q, s, line, end = meta[ch.key]
+            result.items.append(ContextItem(
+                c.path, q, line, end, round(s, 4), 0 if c.distance == UNREACHED else c.distance, c.via,
+                ch.disclosure.value, ch.tokens, ch.text, {k: round(v, 3) for k, v in sorted(c.signals.items())},
+                ch.truncated,
+            ))
+
+    def _symbols_for(self, c: rank.Candidate, hits: list[textindex.Hit], edge: Sequence[str], named: Sequence[str]) -> list[str]:
+        if named:
+            return list(named)
+        names: list[str] = []
+        module = self.files.by_path[c.path].module
+        for h in hits:
+            if h.qualname not in names and h.qualname != module:
+                names.append(h.qualname)
+        for q in edge:
+            if q not in names and q != module and q.startswith(module + "."):
+                names.append(q)
+        if c.pinned or not names:
+            return [module, *names]
+        return names
+
+
+def text_focus(hits: Sequence[textindex.Hit], starts: Mapping[str, float], modules: Mapping[str, str]) -> dict[str, list[str]]:
+    """For each file the expansion of a text task starts from, the symbols that matched best in it; none (the
+    whole file) when the module's own top-level code is among them."""
+    out: dict[str, list[str]] = {}
+    whole: set[str] = set()
+    for h in hits:
+        if h.path not in starts or h.path in whole:
+            continue
+        names = out.setdefault(h.path, [])
+        if len(names) >= FOCUS_SYMBOLS:
+            continue
+        if h.qualname == modules.get(h.path):
+            whole.add(h.path)
+            continue
+        names.append(h.qualname)
+    return {p: q for p, q in out.items() if p not in whole and q}
+
+
+def _seeds_within_half(items: list[budgeting.Item], total: int | None) -> list[budgeting.Item]:
+    """Seeds are full, but all of them together take at most half the budget: larger ones are cut to fit."""
+    if total is None:
+        return items
+    room = total // 2
+    out = []
+    for it in items:
+        if it.is_seed:
+            n = budgeting.count_tokens(it.full)
+            if n > room:
+                text = budgeting.truncate(it.full, max(room, 16), it.location)
+                it = budgeting.Item(it.key, it.location, text, it.signature, it.reference, True)
+                n = budgeting.count_tokens(text)
+            room = max(0, room - n)
+        out.append(it)
+    return out
+
+
+_DOC_START = re.compile(r"""^\s*[rRbBuU]{0,2}(\"\"\"|'''|"|')""")
+
+
+def docstring_first_line(lines: Sequence[str], start: int) -> str | None:
+    """The first line of text of a docstring beginning on line index `start` (0-based) or just after it."""
+    for i in range(start, min(start + 3, len(lines))):
+        if not lines[i].strip():
+            continue
+        m = _DOC_START.match(lines[i])
+        if not m:
+            return None
+        quote = m.group(1)
+        inner = lines[i][m.end():].split(quote, 1)[0].strip()
+        if inner:
+            return inner
+        for j in range(i + 1, min(i + 4, len(lines))):
+            text = lines[j].strip()
+            if text:
+                return text.split(quote, 1)[0].strip() or None
+        return None
+    return None
+
+
+def signature_text(lines: Sequence[str], line: int, end_line: int, signature: str) -> str:
+    """The definition's header as written (up to the line ending in ':') and its docstring's first line."""
+    header_end = line - 1
+    for i in range(line - 1, min(end_line, line + 20, len(lines))):
+        header_end = i
+        if lines[i].rstrip().endswith(":"):
+            break
+    header = "\n".join(lines[line - 1 : header_end + 1]) if line - 1 < len(lines) else signature
+    doc = docstring_first_line(lines, header_end + 1)
+    if doc:
+        indent = re.match(r"\s*", lines[header_end + 1] if header_end + 1 < len(lines) else "").group(0) or "    "  # type: ignore[union-attr]
+        header += f'\n{indent}"""{doc}"""'
+    return header
+
+
+#: Top-level definitions listed in a module's outline.
+OUTLINE = 40
+
+
+def module_outline(lines: Sequence[str], module: str, defs: Sequence[graphdata.Symbol]) -> str:
+    """A module in brief: its docstring's first line, then the headers of its top-level definitions."""
+    out = []
+    doc = docstring_first_line(lines, 0)
+    if doc:
+        out.append(f'"""{doc}"""')
+    top = [d for d in defs if d.qualname.rpartition(".")[0] == module]
+    for d in top[:OUTLINE]:
+        out.append(f"{d.signature}  # line {d.line}")
+    if len(top) > OUTLINE:
+        out.append(f"... {len(top) - OUTLINE} more")
+    return "\n".join(out)

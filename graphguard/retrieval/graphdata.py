@@ -1,0 +1,228 @@
+"""The graph as the expansion sees it: file-to-file edges with their kinds, read from the store.
+
+Edges come from two tables: `file_edges` (imports with the number of distinct
+symbols used, and test-of) and `sites` joined to `symbols` (which file each
+call, base class or reference lands in). Re-exports need no walking here: the
+resolver already points a use through `__init__` barrels to the defining file.
+An import edge out of an `__init__.py` that carries no call, base or reference
+is a re-export.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from graphguard.retrieval.expand import Edge
+
+#: At most this many symbols are kept per edge (the most used first).
+EDGE_SYMBOLS = 6
+
+
+class FileRow(NamedTuple):
+    id: int
+    path: str
+    blob: str
+    module: str
+    is_test: int
+
+
+class Files:
+    """The files table in memory (a few milliseconds for thousands of files)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        rows = [FileRow._make(r) for r in db.execute("SELECT id, path, blob, module, is_test FROM files")]
+        self.by_path: dict[str, FileRow] = {r.path: r for r in rows}
+        self.by_id: dict[int, FileRow] = {r.id: r for r in rows}
+
+    def ids(self, paths: Iterable[str]) -> list[int]:
+        return [self.by_path[p].id for p in paths if p in self.by_path]
+
+    def is_test(self, path: str) -> bool:
+        row = self.by_path.get(path)
+        return bool(row and row.is_test)
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _is_init(path: str) -> bool:
+    return path.endswith(("/__init__.py", "/__init__.pyi")) or path in ("__init__.py", "__init__.pyi")
+
+
+def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
+             focus: Mapping[str, Sequence[str]] | None = None) -> list[Edge]:
+    """Forward and reverse edges of each file. With `focus` (path -> qualnames of symbols in it), that file's
+    edges are those of these symbols only: the calls inside them, and the uses of them."""
+    focus = focus or {}
+    ids = files.ids(paths)
+    if not ids:
+        return []
+    acc: dict[tuple[int, int, str], list[object]] = {}  # (node, other, direction) -> [kinds, n_symbols, symbol counts]
+
+    def add(node: int, other: int, direction: str, kind: str | None, n: int = 0, symbol: str | None = None) -> None:
+        if node == other or other not in files.by_id:
+            return
+        key = (node, other, direction)
+        entry = acc.get(key)
+        if entry is None:
+            entry = acc[key] = [set(), 0, {}]
+        if kind:
+            entry[0].add(kind)  # type: ignore[union-attr]
+        entry[1] = max(entry[1], n)  # type: ignore[call-overload]
+        if symbol:
+            counts = entry[2]
+            counts[symbol] = counts.get(symbol, 0) + 1  # type: ignore[union-attr,index]
+
+    plain = [i for i in ids if files.by_id[i].path not in focus]
+    if plain:
+        m = _marks(len(plain))
+        for src, dst, kind, n in db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE src IN ({m})", plain):
+            add(src, dst, "forward", "import" if kind == "import" else None, n)
+        for src, dst, kind, n in db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE dst IN ({m})", plain):
+            add(dst, src, "reverse", "test" if kind == "test-of" else "import", n)
+        for node, other, kind, target in db.execute(
+            "SELECT s.file_id, t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
+            f" WHERE s.file_id IN ({m}) AND s.target IS NOT NULL",
+            plain,
+        ):
+            add(node, other, "forward", kind, 0, target)
+        for node, other, kind, scope in db.execute(
+            "SELECT t.file_id, s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
+            f" WHERE t.file_id IN ({m})",
+            plain,
+        ):
+            add(node, other, "reverse", kind, 0, scope)
+    for node, other, test_fn in fixture_users(db, files, [files.by_id[i].path for i in plain]):
+        add(node, other, "reverse", "fixture", 0, test_fn)
+    for path, qualnames in focus.items():
+        row = files.by_path.get(path)
+        if row is None or not qualnames:
+            continue
+        names = list(dict.fromkeys(qualnames))
+        m = _marks(len(names))
+        # Calls made inside the symbols (or in what they nest), and uses of them (or of their members).
+        scope_match = " OR ".join(["s.scope IN (" + m + ")"] + ["s.scope LIKE ? ESCAPE '\\'"] * len(names))
+        target_match = " OR ".join(["t.qualname IN (" + m + ")"] + ["t.qualname LIKE ? ESCAPE '\\'"] * len(names))
+        likes = [_like_prefix(q) for q in names]
+        for other, kind, target in db.execute(
+            "SELECT t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
+            f" WHERE s.file_id = ? AND s.target IS NOT NULL AND ({scope_match})",
+            (row.id, *names, *likes),
+        ):
+            add(row.id, other, "forward", kind, 0, target)
+        for other, kind, scope in db.execute(
+            "SELECT s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
+            f" WHERE t.file_id = ? AND ({target_match})",
+            (row.id, *names, *likes),
+        ):
+            add(row.id, other, "reverse", kind, 0, scope)
+    out = []
+    for (node, other, direction), (kinds, n, counts) in acc.items():
+        node_path, other_path = files.by_id[node].path, files.by_id[other].path
+        kinds = set(kinds)  # type: ignore[arg-type]
+        if direction == "reverse" and files.by_id[other].is_test:
+            kinds.add("test")
+        if kinds <= {"import"}:
+            importer = node_path if direction == "forward" else other_path
+            if _is_init(importer):
+                kinds = {"reexport"}
+        symbols = tuple(s for s, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:EDGE_SYMBOLS])  # type: ignore[union-attr]
+        out.append(Edge(node_path, other_path, direction, frozenset(kinds), max(int(n), len(counts)), symbols))  # type: ignore[arg-type]
+    return out
+
+
+_PARAMS = re.compile(r"\(([^)]*)")
+
+
+def parameters(signature: str) -> list[str]:
+    """Parameter names of a `def` header: `def test_x(client, tmp_path: Path, n=1)` -> client, tmp_path, n."""
+    m = _PARAMS.search(signature)
+    if not m:
+        return []
+    out = []
+    for part in m.group(1).split(","):
+        name = part.split(":", 1)[0].split("=", 1)[0].strip().lstrip("*")
+        if name.isidentifier():
+            out.append(name)
+    return out
+
+
+def fixture_users(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(conftest id, test file id, test function) for each test under a conftest.py of `paths` that asks for one of
+    its fixtures (a top-level function of the conftest, pytest hooks aside) by parameter name."""
+    out = []
+    for path in paths:
+        if posixpath.basename(path) != "conftest.py":
+            continue
+        conf = files.by_path[path]
+        fixtures = {
+            name for (name, qualname) in db.execute(
+                "SELECT name, qualname FROM symbols WHERE file_id = ? AND kind = 'function'", (conf.id,))
+            if qualname == f"{conf.module}.{name}" and not name.startswith("pytest_")
+        }
+        if not fixtures:
+            continue
+        folder = posixpath.dirname(path)
+        like = (folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%") if folder else "%"
+        for fid, qualname, signature in db.execute(
+            "SELECT f.id, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.is_test AND f.path LIKE ? ESCAPE '\\' AND s.name LIKE 'test%' AND s.kind IN ('function', 'method')",
+            (like,),
+        ):
+            if fid != conf.id and fixtures.intersection(parameters(signature)):
+                out.append((conf.id, fid, qualname))
+    return out
+
+
+def _like_prefix(qualname: str) -> str:
+    return qualname.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+
+
+def degree_of(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> dict[str, int]:
+    """Distinct import neighbours of each file, forward plus reverse."""
+    ids = files.ids(paths)
+    if not ids:
+        return {}
+    m = _marks(len(ids))
+    deg: dict[int, int] = {}
+    for fid, n in db.execute(f"SELECT src, count(*) FROM file_edges WHERE kind = 'import' AND src IN ({m}) GROUP BY src", ids):
+        deg[fid] = deg.get(fid, 0) + n
+    for fid, n in db.execute(f"SELECT dst, count(*) FROM file_edges WHERE kind = 'import' AND dst IN ({m}) GROUP BY dst", ids):
+        deg[fid] = deg.get(fid, 0) + n
+    return {files.by_id[i].path: n for i, n in deg.items()}
+
+
+class Symbol(NamedTuple):
+    qualname: str
+    kind: str
+    path: str
+    line: int
+    end_line: int
+    signature: str
+
+
+def symbols_in(db: sqlite3.Connection, files: Files, path: str) -> list[Symbol]:
+    row = files.by_path.get(path)
+    if row is None:
+        return []
+    return [Symbol(q, k, path, a, b, s) for q, k, a, b, s in
+            db.execute("SELECT qualname, kind, line, end_line, signature FROM symbols WHERE file_id = ? ORDER BY line", (row.id,))]
+
+
+def symbols_named(db: sqlite3.Connection, files: Files, qualnames: Sequence[str]) -> dict[str, Symbol]:
+    out: dict[str, Symbol] = {}
+    qualnames = list(dict.fromkeys(qualnames))
+    for i in range(0, len(qualnames), 500):
+        chunk = qualnames[i : i + 500]
+        for q, k, fid, a, b, s in db.execute(
+            f"SELECT qualname, kind, file_id, line, end_line, signature FROM symbols WHERE qualname IN ({_marks(len(chunk))})", chunk
+        ):
+            f = files.by_id.get(fid)
+            if f is not None and q not in out:
+                out[q] = Symbol(q, k, f.path, a, b, s)
+    return out

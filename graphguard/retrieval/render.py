@@ -1,0 +1,60 @@
+"""Renderers of a retrieval result, keyed by `--format`: pure functions to str."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from graphguard.retrieval.engine import ContextResult
+
+SCHEMA = "graphguard.context/1"
+
+
+def render_json(r: ContextResult) -> str:
+    return json.dumps({
+        "schema": SCHEMA,
+        "command": r.command,
+        "query": r.query,
+        "profile": r.profile,
+        "head": r.head,
+        "results": [
+            {"path": i.path, "symbol": i.symbol, "line": i.line, "end_line": i.end_line, "score": i.score,
+             "distance": i.distance, "via": i.via, "disclosure": i.disclosure, "tokens": i.tokens,
+             "truncated": i.truncated, "signals": dict(i.signals), "text": i.text}
+            for i in r.items
+        ],
+        "stats": {"seeds": r.seeds, "terms": r.terms, "candidates": r.candidates, "stale_paths": r.stale,
+                  "tokens": r.tokens, "budget": r.budget, "elapsed_ms": r.elapsed_ms},
+    }, indent=2, ensure_ascii=False)
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return ticks
+
+
+def render_text(r: ContextResult) -> str:
+    budget = f" of {r.budget}" if r.budget is not None else ""
+    what = f"context for {r.query!r}" if r.command == "context" else f"related to {', '.join(r.query)}"
+    lines = [f"# graphguard {what}",
+             f"# {len(r.items)} results, {r.tokens}{budget} tokens, profile {r.profile}, HEAD {r.head[:12]}"]
+    if r.stale:
+        lines.append(f"# {r.stale} path(s) of the graph are not at HEAD: left out (run `graphguard index`)")
+    if not r.items:
+        lines.append("# nothing found" + ("" if r.seeds else ": no symbol matches the task's words"))
+    for i in r.items:
+        how = i.via if i.distance == 0 else f"{i.via}, distance {i.distance}"
+        lines.append("")
+        lines.append(f"## {i.path}:{i.line}  {i.symbol}  ({i.disclosure}; {how}; score {i.score:.2f})")
+        if i.disclosure == "reference":
+            continue
+        fence = _fence(i.text)
+        lines.append(f"{fence}python")
+        lines.append(i.text)
+        lines.append(fence)
+    return "\n".join(lines)
+
+
+RENDERERS: dict[str, Callable[[ContextResult], str]] = {"text": render_text, "json": render_json}

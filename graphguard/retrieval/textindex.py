@@ -1,0 +1,198 @@
+"""BM25 over the repository's symbols: an SQLite FTS5 index kept in step with the graph's files table.
+
+Every definition (and each module's own top-level code) is one document with
+four fields: its name, its prose (docstrings and comments), its body, and the
+words of its file's path. The token text of a blob is cached by blob SHA
+(`text_blobs`, zlib-compressed JSON), so an unchanged blob is never tokenized
+again, on this branch or any other. `text_fts` is contentless: it keeps only
+the inverted index, and a document is deleted by giving FTS5 its original
+text back from that cache. `text_files` records which blob of each path the
+index holds; `ensure` compares it with `files` and re-indexes only the paths
+whose blob changed. It costs one meta read when the index already describes
+the graph's head.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
+
+#: Bump when the tokenizer or the documents change: the cache and the index are rebuilt.
+TEXT_VERSION = "3"
+
+#: bm25() column weights, in column order: name, prose (docstrings, comments), body, path.
+WEIGHTS = (3.0, 2.0, 1.0, 1.5)
+
+#: Keep the cache of blobs no longer in the snapshot until it holds this many times the live ones.
+CACHE_SLACK = 3
+
+
+class Hit(NamedTuple):
+    path: str
+    qualname: str  # full dotted name; the module's own name for its top-level code
+    kind: str  # function | method | class | module
+    line: int
+    end_line: int
+    score: float  # BM25, higher is better
+
+
+def _encode(docs: Sequence[tuple[str, str, int, int, str, str, str]]) -> bytes:
+    return zlib.compress(json.dumps(docs, separators=(",", ":")).encode(), 3)
+
+
+def _decode(data: bytes) -> list[tuple[str, str, int, int, str, str, str]]:
+    return [tuple(d) for d in json.loads(zlib.decompress(data))]  # type: ignore[misc]
+
+
+def blob_docs(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int, str, str, str]]:
+    """(relative qualname, kind, line, end_line, name, prose, body) for each definition and the module ("", "module")."""
+    kinds = {q: k for q, k, _, _ in spans}
+    docs: list[Doc] = split_source(text, [Span(q, a, b) for q, _, a, b in spans])
+    return [(d.qualname, kinds.get(d.qualname, "module"), d.line, d.end_line, d.name, d.prose, d.body) for d in docs]
+
+
+def is_current(db: sqlite3.Connection, head: str) -> bool:
+    row = db.execute("SELECT value FROM meta WHERE key = 'text_state'").fetchone()
+    return bool(row) and row[0] == f"{TEXT_VERSION}:{head}"
+
+
+def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+    """Bring the index up to the files table; return how many files were (re)indexed. The caller holds the
+    write lock and no transaction is open."""
+    if is_current(db, head):
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        n = _update(db, read_blobs)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('text_state', ?)", (f"{TEXT_VERSION}:{head}",))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return n
+
+
+def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+    version = db.execute("SELECT value FROM meta WHERE key = 'text_version'").fetchone()
+    if not version or version[0] != TEXT_VERSION:
+        for table in ("text_blobs", "text_files", "text_docs"):
+            db.execute(f"DELETE FROM {table}")
+        db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('text_version', ?)", (TEXT_VERSION,))
+    current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
+    indexed = dict(db.execute("SELECT path, blob FROM text_files"))
+    stale = [p for p, b in indexed.items() if p not in current or current[p][1] != b]
+    fresh = sorted(p for p, v in current.items() if indexed.get(p) != v[1])
+    if not stale and not fresh:
+        return 0
+    cached = _load_cache(db, {indexed[p] for p in stale} | {current[p][1] for p in fresh})
+    if any(indexed[p] not in cached for p in stale):
+        # The cache lost a document the index holds: its words cannot be given back, start over.
+        db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
+        db.execute("DELETE FROM text_docs")
+        db.execute("DELETE FROM text_files")
+        stale, fresh = [], sorted(current)
+        cached = _load_cache(db, {current[p][1] for p in fresh})
+    for path in stale:
+        ptoks = " ".join(path_tokens(path))
+        ids = [r[0] for r in db.execute("SELECT id FROM text_docs WHERE path = ? ORDER BY id", (path,))]
+        docs = cached[indexed[path]]
+        for rowid, d in zip(ids, docs):
+            db.execute("INSERT INTO text_fts(text_fts, rowid, name, prose, body, path) VALUES ('delete', ?, ?, ?, ?, ?)",
+                       (rowid, d[4], d[5], d[6], ptoks))
+        db.execute("DELETE FROM text_docs WHERE path = ?", (path,))
+        db.execute("DELETE FROM text_files WHERE path = ?", (path,))
+    missing = sorted({current[p][1] for p in fresh} - set(cached))
+    if missing:
+        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in set(missing)], current)
+        texts = read_blobs(missing)
+        new_rows = []
+        for sha in missing:
+            data = texts.get(sha)
+            text = data.decode("utf-8", "replace") if data is not None else ""
+            docs = blob_docs(text, spans_of.get(sha, []))
+            cached[sha] = docs
+            new_rows.append((sha, _encode(docs)))
+        db.executemany("INSERT OR REPLACE INTO text_blobs VALUES (?, ?)", new_rows)
+    for path in fresh:
+        fid, blob, module = current[path]
+        ptoks = " ".join(path_tokens(path))
+        for d in cached[blob]:
+            qualname = f"{module}.{d[0]}" if d[0] else module
+            rowid = db.execute("INSERT INTO text_docs(path, qualname, kind, line, end_line) VALUES (?, ?, ?, ?, ?)",
+                               (path, qualname, d[1], d[2], d[3])).lastrowid
+            db.execute("INSERT INTO text_fts(rowid, name, prose, body, path) VALUES (?, ?, ?, ?, ?)", (rowid, d[4], d[5], d[6], ptoks))
+        db.execute("INSERT OR REPLACE INTO text_files VALUES (?, ?)", (path, blob))
+    live = len(current)
+    if db.execute("SELECT count(*) FROM text_blobs").fetchone()[0] > CACHE_SLACK * live + 1000:
+        db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
+    return len(fresh)
+
+
+def _load_cache(db: sqlite3.Connection, shas: Iterable[str]) -> dict[str, list[tuple[str, str, int, int, str, str, str]]]:
+    shas = list(shas)
+    out = {}
+    for i in range(0, len(shas), 500):
+        chunk = shas[i : i + 500]
+        for sha, data in db.execute(f"SELECT blob, docs FROM text_blobs WHERE blob IN ({','.join('?' * len(chunk))})", chunk):
+            out[sha] = _decode(data)
+    return out
+
+
+def _spans_by_blob(db: sqlite3.Connection, paths: list[str], current: dict[str, tuple[int, str, str]]) -> dict[str, list[tuple[str, str, int, int]]]:
+    """Module-relative (qualname, kind, line, end_line) of each blob's definitions, from the symbols table."""
+    out: dict[str, list[tuple[str, str, int, int]]] = {}
+    for path in paths:
+        fid, blob, module = current[path]
+        if blob in out:
+            continue
+        prefix = len(module) + 1
+        out[blob] = [(q[prefix:], k, a, b) for q, k, a, b in
+                     db.execute("SELECT qualname, kind, line, end_line FROM symbols WHERE file_id = ? ORDER BY line", (fid,))]
+    return out
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 query matching any of the terms (they are lowercase letters and digits: nothing to escape)."""
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def search(db: sqlite3.Connection, terms: Sequence[str], *, limit: int = 200, weights: Sequence[float] = WEIGHTS) -> list[Hit]:
+    if not terms:
+        return []
+    rows = db.execute(
+        "SELECT d.path, d.qualname, d.kind, d.line, d.end_line, -m.s FROM"
+        f" (SELECT rowid, bm25(text_fts, {', '.join(str(float(w)) for w in weights)}) AS s FROM text_fts"
+        "  WHERE text_fts MATCH ? ORDER BY s LIMIT ?) m"
+        " JOIN text_docs d ON d.id = m.rowid ORDER BY m.s, d.path, d.line",
+        (match_expression(terms), limit),
+    )
+    return [Hit(*r) for r in rows]
+
+
+#: In an index this large, a term found in more than COMMON_SHARE of the documents is left out of a query that
+#: has at least two other terms: it costs the most time (every document holding it is scored) and weighs the least.
+LARGE_INDEX = 20000
+COMMON_SHARE = 0.2
+
+
+def useful_terms(db: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
+    n = db.execute("SELECT max(id) FROM text_docs").fetchone()[0] or 0
+    if n <= LARGE_INDEX or len(terms) < 3:
+        return list(terms)
+    dfs = document_frequencies(db, terms)
+    keep = [t for t in terms if dfs.get(t, 0) <= COMMON_SHARE * n]
+    return keep if len(keep) >= 2 else list(terms)
+
+
+def document_frequencies(db: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """How many documents hold each term (from the fts5vocab view)."""
+    if not terms:
+        return {}
+    q = f"SELECT term, doc FROM text_vocab WHERE term IN ({','.join('?' * len(terms))})"
+    return dict(db.execute(q, list(terms)))

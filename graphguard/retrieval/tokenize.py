@@ -1,0 +1,216 @@
+"""A code-aware tokenizer: identifiers split into words, lowercased, lightly stemmed. Pure.
+
+`parse_cookie`, `parseCookie`, `ParseCookie` and `http.parse_cookie` all give
+the words `parse` and `cookie`; an identifier of several words also gives the
+words joined (`parsecookie`), so a task that names the identifier exactly
+matches it more strongly than one that only shares its words. Plurals fold to
+the singular (`cookies` -> `cookie`). English and Python filler words, and bare
+numbers, are dropped.
+
+`split_source` cuts a Python file into the text of each definition, by field:
+its name, its prose (docstrings, other triple-quoted strings and comments) and
+its body (every other identifier and string), each already tokenized. The text
+index stores these per blob, so an unchanged blob is never tokenized again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+#: Identifiers and words: a run of letters, digits and underscores.
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+#: camelCase / PascalCase / ACRONYMWord boundaries inside a run without underscores.
+_CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+STOPWORDS = frozenset(
+    """
+    a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it
+    its just may me might must my no nor not of on once only or other our out over own same she should so some such
+    than that the their them then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your also else each every here more most any all both few
+    self cls def return none true false import pass elif lambda yield async await try except finally raise assert
+    del global nonlocal class while break continue args kwargs
+    """.split()
+)
+
+#: Longer tokens are hashes, base64 or minified code: not words anyone searches for.
+MAX_TOKEN = 40
+
+
+def stem(word: str) -> str:
+    """Fold plurals and a final y/ie the way Porter's stemmer does, so both sides of a match agree:
+    `cookies`, `cookie` -> `cooki`; `entries`, `entry` -> `entri`; `headers` -> `header`;
+    `classes` -> `class`; `status`, `class`, `key` stay."""
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies"):
+        return word[:-2] if len(word) == 4 else word[:-3] + "i"
+    if word.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("ie"):
+        return word[:-1]
+    if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "i"
+    return word
+
+
+def split_identifier(identifier: str) -> list[str]:
+    """The words of one identifier, lowercased: `HTTPServer_parseCookie2` -> http, server, parse, cookie, 2."""
+    out: list[str] = []
+    for part in identifier.split("_"):
+        if not part:
+            continue
+        if part.islower() or part.isupper() and len(part) > 1 and not any(c.isdigit() for c in part):
+            out.append(part.lower())
+        else:
+            out.extend(m.group(0).lower() for m in _CAMEL.finditer(part))
+    return out
+
+
+def tokens(text: str, *, compounds: bool = True) -> list[str]:
+    """Every word of a text, in order: identifiers split (snake_case, camelCase, dotted paths), lowercased,
+    plurals folded, filler words and bare numbers dropped; with `compounds`, each identifier of several words
+    also gives its words joined."""
+    out: list[str] = []
+    word = _word_tokens if compounds else _word_tokens_plain
+    for ident in _WORD.findall(text):
+        out.extend(word(ident))
+    return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_tokens(ident: str) -> tuple[str, ...]:
+    if len(ident) > MAX_TOKEN:
+        return ()
+    words = split_identifier(ident)
+    kept = [stem(w) for w in words if w not in STOPWORDS and not w.isdigit()]
+    if len(words) > 1:
+        joined = stem("".join(words))
+        if joined not in STOPWORDS:
+            kept.append(joined)
+    return tuple(kept)
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_tokens_plain(ident: str) -> tuple[str, ...]:
+    if len(ident) > MAX_TOKEN:
+        return ()
+    return tuple(stem(w) for w in split_identifier(ident) if w not in STOPWORDS and not w.isdigit())
+
+
+def path_tokens(path: str) -> list[str]:
+    """The words of a repository path, without the extension: `src/werkzeug/http.py` -> src, werkzeug, http."""
+    stem_path = path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")] if path.endswith(".py") else path
+    return tokens(stem_path.replace("/", " "), compounds=True)
+
+
+def query_terms(text: str) -> list[str]:
+    """A task text as distinct search terms, in first-seen order."""
+    seen: dict[str, None] = {}
+    for t in tokens(text):
+        seen.setdefault(t, None)
+    return list(seen)
+
+
+# --- a Python source cut into per-definition documents -----------------------------------
+
+@functools.cache
+def _lexer() -> re.Pattern[str]:
+    """One pass over a file: comments, triple-quoted strings, other strings, identifiers (compiled when first
+    needed: a query never needs it)."""
+    return re.compile(
+        r"""(?P<comment>\#[^\r\n]*)"""
+        r"""|(?P<triple>(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''))"""
+        r"""|(?P<string>"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*')"""
+        r"""|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
+    )
+
+#: Lines longer than this are data (a minified bundle, an embedded table): skipped when tokenizing.
+MAX_LINE = 2000
+
+
+class Span(NamedTuple):
+    """A definition's place in its file: 1-based lines, both ends inclusive."""
+
+    qualname: str  # module-relative ("" for the module itself)
+    line: int
+    end_line: int
+
+
+class Doc(NamedTuple):
+    """The token text of one definition, by field (space-separated tokens)."""
+
+    qualname: str
+    line: int
+    end_line: int
+    name: str
+    prose: str
+    body: str
+
+
+def _owner_of_lines(spans: Sequence[Span], n_lines: int) -> list[int]:
+    """For each line (index 0 = line 1), the index of the innermost span holding it; -1 for module level."""
+    owner = [-1] * (n_lines + 2)
+    # Outer spans first, so inner ones overwrite them.
+    for i in sorted(range(len(spans)), key=lambda i: (spans[i].line, -spans[i].end_line)):
+        s = spans[i]
+        lo, hi = max(1, s.line), min(n_lines, s.end_line)
+        for ln in range(lo, hi + 1):
+            owner[ln] = i
+    return owner
+
+
+def split_source(text: str, spans: Sequence[Span]) -> list[Doc]:
+    """One document per definition plus one for the module (qualname ""), each holding only its own lines:
+    a class's document leaves out its methods' lines, which are theirs."""
+    lines_start = [0]
+    for m in re.finditer(r"\n", text):
+        lines_start.append(m.end())
+    n_lines = len(lines_start)
+    owner = _owner_of_lines(spans, n_lines)
+    prose: list[list[str]] = [[] for _ in range(len(spans) + 1)]  # last slot: the module
+    body: list[list[str]] = [[] for _ in range(len(spans) + 1)]
+    long_lines = _long_line_ranges(text)
+    for m in _lexer().finditer(text):
+        start = m.start()
+        if long_lines and any(a <= start < b for a, b in long_lines):
+            continue
+        line = bisect.bisect_right(lines_start, start)
+        slot = owner[line] if line < len(owner) else -1
+        kind = m.lastgroup
+        value = m.group(0)
+        if kind == "comment":
+            prose[slot].extend(tokens(value))
+        elif kind == "triple":
+            prose[slot].extend(tokens(value[3:-3]))
+        elif kind == "string":
+            body[slot].extend(tokens(value[1:-1]))
+        else:
+            body[slot].extend(tokens(value))
+    docs = []
+    for i, s in enumerate(spans):
+        docs.append(Doc(s.qualname, s.line, s.end_line, " ".join(tokens(s.qualname)), " ".join(prose[i]), " ".join(body[i])))
+    docs.append(Doc("", 1, max(1, n_lines), "", " ".join(prose[-1]), " ".join(body[-1])))
+    return docs
+
+
+def _long_line_ranges(text: str) -> list[tuple[int, int]]:
+    if len(text) < MAX_LINE:
+        return []
+    out = []
+    pos = 0
+    for line in text.split("\n"):
+        if len(line) > MAX_LINE:
+            out.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    return out
+
+
+def join(words: Iterable[str]) -> str:
+    return " ".join(words)
