@@ -107,11 +107,27 @@ def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connecti
             if found == version:
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 return conn
-            if found == 0 and not conn.execute("SELECT 1 FROM sqlite_master").fetchone():
-                conn.executescript(f"BEGIN; {schema} PRAGMA user_version={version}; COMMIT;")
-                return conn
+            if found == 0:
+                # Two first runs at once: the write lock of BEGIN IMMEDIATE orders them, and
+                # the second finds the schema the first created instead of damage.
+                conn.execute("BEGIN IMMEDIATE")
+                if conn.execute("PRAGMA user_version").fetchone()[0] == version:
+                    conn.execute("COMMIT")
+                    return conn
+                if not conn.execute("SELECT 1 FROM sqlite_master").fetchone():
+                    for statement in schema.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version={version}")
+                    conn.execute("COMMIT")
+                    return conn
+                conn.execute("ROLLBACK")
+                found = conn.execute("PRAGMA user_version").fetchone()[0]
             conn.close()
             _warn(f"{what} at {path} has schema version {found}, expected {version}; rebuilding it")
+        except sqlite3.OperationalError as e:
+            # Locked or busy past the timeout is contention, not damage: never delete for it.
+            raise GraphguardError(f"{what} at {path} is busy ({e}); try again") from None
         except sqlite3.DatabaseError as e:
             if attempt:
                 raise GraphguardError(f"cannot open {what} at {path}: {e}") from None

@@ -6,6 +6,7 @@ import os
 import shlex
 import shutil
 import stat
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +42,10 @@ def foreign_hook(path: Path, body: str, mode: int = 0o755) -> bytes:
     return data
 
 
-def commit(repo: GitRepo, files: dict[str, str | None] | None = None, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def commit(
+    repo: GitRepo, files: dict[str, str | None] | None = None, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Write, stage and `git commit` with the hooks; stdout holds everything the user saw."""
     if files:
         repo.write(files)
     repo.git("add", "-A")
@@ -247,6 +251,21 @@ def test_existing_post_hooks_get_their_arguments_and_stdin(make_repo: Callable[.
     assert f"rewrote {first} {repo.head}" in lines
     # and graphguard's own post-rewrite refreshed the graph
     assert stored_meta(repo) == repo.head
+
+
+def test_existing_post_checkout_hook_keeps_its_exit_status(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    """git checkout returns post-checkout's status: chained, the old hook's failure still shows; graphguard still refreshes."""
+    repo = make_repo(LIB)
+    foreign_hook(hooks_dir(repo) / "post-checkout", "echo old hook failed\nexit 3")
+    without_graphguard = run_git(repo, "checkout", "-q", "-b", "before").returncode
+    assert without_graphguard != 0
+    assert graphguard(repo, "install").code == 0
+    first = repo.head
+    repo.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", "two")
+    proc = run_git(repo, "checkout", "-q", first)
+    assert proc.returncode == without_graphguard, proc.stdout
+    assert "old hook failed" in proc.stdout
+    assert stored_meta(repo) == first == repo.head
 
 
 # --- real git commands with the installed hooks -------------------------------------------------

@@ -105,6 +105,23 @@ def commit(repo: GitRepo, files: dict[str, str | None] | None = None, msg: str =
     return run_git(repo, "commit", "-m", msg, env={**os.environ, **env} if env else None)
 
 
+def test_manifest_is_valid_for_pre_commit() -> None:
+    from pre_commit.clientlib import load_manifest
+
+    hooks = {h["id"]: h for h in load_manifest(str(PROJECT / ".pre-commit-hooks.yaml"))}
+    check, refresh = hooks["graphguard"], hooks["graphguard-refresh"]
+    assert check["entry"] == "graphguard check --staged"
+    assert check["stages"] == ["pre-commit"]
+    # deletions pass no file names: the check must run anyway, on the whole staged change
+    assert check["always_run"] and not check["pass_filenames"] and check["require_serial"]
+    assert check["verbose"]
+    assert refresh["entry"] == "graphguard refresh"
+    assert set(refresh["stages"]) == {"post-commit", "post-checkout", "post-merge", "post-rewrite"}
+    assert refresh["always_run"] and not refresh["pass_filenames"]
+    for hook in hooks.values():
+        assert tuple(int(p) for p in hook["minimum_pre_commit_version"].split(".")) >= (3, 2, 0)
+
+
 def test_breaking_commit_is_rejected_with_the_broken_caller(pc_repo: GitRepo) -> None:
     before = pc_repo.head
     proc = commit(pc_repo, BREAK)

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from graphguard.errors import LockTimeout
 from graphguard.main import main
 from graphguard.repo import open_repo
+from graphguard.store import Lock
 from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, run_git, stored_meta
 
 Run = Callable[..., Result]
@@ -47,6 +49,17 @@ def stale(make_repo: Callable[..., GitRepo], graphguard: Run) -> tuple[GitRepo, 
     new = repo.commit("second", {"pkg/other.py": "from pkg.mod import f\n\n\ndef h():\n    return f(3)\n"})
     assert stored_meta(repo) == old
     return repo, old, new
+
+
+def stored_schema(repo: GitRepo) -> bool:
+    """Whether the graph file holds the schema yet (a killed first run may leave an empty file)."""
+    if not repo.graph_path.exists():
+        return False
+    conn = sqlite3.connect(repo.graph_path)
+    try:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is not None
+    finally:
+        conn.close()
 
 
 def hook_impl(repo: GitRepo, hook: str, *args: str, capsys: pytest.CaptureFixture[str]) -> Result:
@@ -244,21 +257,49 @@ def big(make_repo: Callable[..., GitRepo]) -> GitRepo:
     return make_repo({"pkg/__init__.py": "", **_many_files(300)})
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.15, 0.4, 0.8, 1.5])
+def _wait_until_updating(repo: GitRepo, proc: subprocess.Popen[bytes]) -> bool:
+    """Poll until the refresh holds the write lock on a created graph (it is then mid-update); False if it ended first."""
+    folder = repo.root / ".git" / "graphguard"
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = Lock(str(folder / "write.lock"))
+    deadline = time.monotonic() + 60  # only against hanging
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            lock.acquire(0)
+        except LockTimeout:
+            if stored_schema(repo):
+                return True
+        else:
+            lock.release()
+        time.sleep(0.005)
+    return False
+
+
+@pytest.mark.parametrize("moment", ["0.1s", "0.4s", "1.0s", "holding-the-lock"])
 @pytest.mark.parametrize("start", ["cold", "incremental"])
-def test_kill_during_refresh_leaves_a_usable_graph(big: GitRepo, graphguard_cli: Run, delay: float, start: str) -> None:
+def test_kill_during_refresh_leaves_a_usable_graph(big: GitRepo, graphguard_cli: Run, moment: str, start: str) -> None:
+    old = None
     if start == "incremental":
         assert graphguard_cli(big, "refresh").code == 0
+        old = big.head
         big.commit("touch all", _many_files(300, tag=", z=0"))
     proc = _start(big, "refresh")
     try:
-        time.sleep(delay)  # not a timed assertion: any moment must do
+        if moment == "holding-the-lock":
+            assert _wait_until_updating(big, proc), "the refresh ended before it took the lock"
+        else:
+            time.sleep(float(moment[:-1]))  # not a timed assertion: any moment must do
         proc.kill()
         proc.wait(timeout=30)
     finally:
         _reap(proc)
     if big.graph_path.exists():
         assert graph_integrity(big) == "ok"
+        # One transaction each: no schema yet (killed while creating it), the previous graph
+        # as it was, or the new one complete.
+        has_schema = stored_schema(big)
+        assert not has_schema or stored_meta(big) in {old, big.head}
+        assert has_schema or old is None
     r = graphguard_cli(big, "stats", "--format", "json")
     assert r.code == 0, r.err
     assert r.json["head"] == big.head
