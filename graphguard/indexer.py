@@ -20,7 +20,7 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.model import FileFacts
 from graphguard.modules import ModuleMap, is_python
-from graphguard.resolve import FileResolution, Resolver, interface_digest
+from graphguard.resolve import EVERY_NAME, FileResolution, Resolver, changed_names, interface_digests
 from graphguard.repo import IndexResult
 from graphguard.store import Store
 
@@ -77,6 +77,14 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
 
 
 # --- the update -----------------------------------------------------------------------------
+
+
+def _stored_digests(raw: str | None) -> dict[str, str]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {EVERY_NAME: ""}  # unreadable: assume everything changed
+    return value if isinstance(value, dict) else {EVERY_NAME: ""}
 
 
 class Indexer:
@@ -195,7 +203,7 @@ class Indexer:
             or self.store.meta("config") != self.config.digest()
             or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
         )
-        digests = {p: interface_digest(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
+        digests = {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
         if cold:
             dirty = set(new)
         else:
@@ -216,13 +224,17 @@ class Indexer:
         added: list[str],
         removed: list[str],
         modified: list[str],
-        digests: dict[str, str],
+        digests: dict[str, dict[str, str]],
         modmap: ModuleMap,
     ) -> set[str]:
-        """Files whose resolution can differ: the changed ones and those that depend on their interface."""
+        """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
         db = self.store.graph
         dirty = set(added) | set(modified)
-        queue = [p for p in modified if digests[p] != old[p][3]] + removed
+        queue: list[tuple[str, set[str]]] = [(p, {EVERY_NAME}) for p in removed]
+        for p in modified:
+            names = changed_names(_stored_digests(old[p][3]), digests[p])
+            if names:
+                queue.append((p, names))
         if added or removed:
             # A module appeared or vanished: imports that named it (or could) resolve differently.
             names = {n for p in added for n, paths in modmap.by_name.items() if p in paths}
@@ -231,25 +243,54 @@ class Indexer:
             rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status != 'external'")
             dirty.update(path for path, module in rows if module in prefixes or module.startswith(tuple(n + "." for n in names)))
             dirty.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
-        seen = set(queue)
+        seen = {(p, frozenset(n)) for p, n in queue}
         while queue:
-            path = queue.pop()
-            fid = old[path][0] if path in old else None
-            if fid is None:
+            path, names = queue.pop()
+            if path not in old:
                 continue
-            module = old[path][2]
+            fid, module = old[path][0], old[path][2]
             for src_path, src_id in db.execute(
                 "SELECT f.path, f.id FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
+                used = self._uses_names(src_id, module, names)
+                if not used:
+                    continue
                 dirty.add(src_path)
-                # Re-exports (package __init__ barrels) and subclasses pass the change on.
-                passes_on = src_path.endswith("__init__.py") or db.execute(
+                # Re-exports (package __init__ barrels) and subclasses pass the change on, under the names they bind.
+                subclasses = db.execute(
                     "SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (src_id, module + ".%")
                 ).fetchone()
-                if passes_on and src_path not in seen:
-                    seen.add(src_path)
-                    queue.append(src_path)
+                passed = {EVERY_NAME} if subclasses else used if src_path.endswith("__init__.py") else set()
+                key = (src_path, frozenset(passed))
+                if passed and key not in seen:
+                    seen.add(key)
+                    queue.append((src_path, passed))
         return {p for p in dirty if p not in removed}
+
+    def _uses_names(self, file_id: int, module: str, names: set[str]) -> set[str]:
+        """The names (as this file binds them) through which a file uses `names` of `module`; empty if none."""
+        db = self.store.graph
+        if EVERY_NAME in names:
+            return {EVERY_NAME}
+        marks = ",".join("?" * len(names))
+        bound = {
+            alias or name
+            for name, alias in db.execute(
+                f"SELECT i.name, NULL FROM imports i WHERE i.file_id = ? AND i.module = ? AND (i.name IN ({marks}) OR i.name = '*')",
+                (file_id, module, *names),
+            )
+        }
+        if bound:
+            return bound if "*" not in bound else {EVERY_NAME}
+        targets = [f"{module}.{n}" for n in names]
+        like = " OR ".join("target = ? OR target LIKE ?" for _ in targets)
+        last = {n.rsplit(".", 1)[-1] for n in names}  # a member's name: `x.close()` unresolved
+        marks = ",".join("?" * len(last))
+        args: list[object] = [file_id, *last]
+        for t in targets:
+            args += [t, t + ".%"]
+        hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
+        return set(names) if hit else set()
 
     def _write(
         self,
@@ -279,7 +320,7 @@ class Indexer:
             for path in sorted(changed):
                 e = new[path]
                 facts = self.facts(e.blob) or FileFacts(parsed=False)
-                row = (e.blob, modmap.module_of(path), int(self.config.is_test(path)), digests.get(path) or interface_digest(facts),
+                row = (e.blob, modmap.module_of(path), int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
                        int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
                 if path in ids:
                     db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))

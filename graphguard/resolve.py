@@ -656,20 +656,46 @@ class Resolver:
         return ImportRow(imp.line, base, imp.name, "unresolved", None, imp.scope, imp.type_checking)
 
 
-def interface_digest(facts: FileFacts) -> str:
-    """What other files' resolution can depend on: names, classes, return types, re-exports.
+#: An interface entry that stands for "every name": a star import or `__all__` changed.
+EVERY_NAME = "*"
 
-    A change that keeps this digest (a body-only edit) needs no importer re-resolved.
+
+def interface_digests(facts: FileFacts) -> dict[str, str]:
+    """Per top-level name, what other files' resolution can depend on.
+
+    A function's kind and return annotation; a class's bases, members, their return
+    annotations and typed attributes; what an import or assignment binds. Comparing
+    two versions name by name tells which names changed, so only the files that use
+    those names are re-resolved (a body-only edit, or an added function, changes none
+    that anybody uses).
     """
     import hashlib
 
-    parts: list[object] = [facts.all_names]
-    parts += [(d.qualname, d.kind.value, d.returns, d.bases) for d in facts.definitions if ".<locals>." not in d.qualname]
-    parts += [(i.module, i.level, i.name, i.alias) for i in facts.imports if not i.scope]
+    parts: dict[str, list[object]] = {}
+
+    def add(name: str, item: object) -> None:
+        parts.setdefault(name, []).append(item)
+
+    for d in facts.definitions:
+        if ".<locals>." in d.qualname:
+            continue
+        item = (d.qualname, d.kind.value, d.returns, d.bases)
+        add(d.qualname.split(".", 1)[0], item)
+        if "." in d.qualname:  # a member on its own too: `x.close()` on an untyped receiver matches it by name
+            add(d.qualname, item)
+    for i in facts.imports:
+        if not i.scope:
+            add(EVERY_NAME if i.name == "*" else i.bound_name, (i.module, i.level, i.name, i.alias))
     classes = {d.qualname for d in facts.definitions if d.kind is DefKind.CLASS}
-    parts += [
-        (b.scope, b.target, b.kind.value, b.value)
-        for b in facts.bindings
-        if not b.scope or b.scope in classes or b.target.startswith(("self.", "cls."))
-    ]
-    return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
+    for b in facts.bindings:
+        if not b.scope or b.scope in classes or b.target.startswith(("self.", "cls.")):
+            add(b.target if not b.scope else b.scope.split(".", 1)[0], (b.scope, b.target, b.kind.value, b.value))
+    if facts.all_names is not None:
+        add(EVERY_NAME, ("__all__", facts.all_names))
+    return {name: hashlib.blake2b(repr(items).encode(), digest_size=8).hexdigest() for name, items in parts.items()}
+
+
+def changed_names(old: dict[str, str], new: dict[str, str]) -> set[str]:
+    """Names whose interface differs (added, removed or changed); {EVERY_NAME} when any might."""
+    names = {n for n in old.keys() | new.keys() if old.get(n) != new.get(n)}
+    return {EVERY_NAME} if EVERY_NAME in names else names
