@@ -249,20 +249,21 @@ class Retriever:
         for h in hits:
             hits_by_path.setdefault(h.path, []).append(h)
         edge_symbols: dict[str, tuple[str, ...]] = {p: r.symbols for p, r in expansion.reached.items()}
-        picks: list[tuple[rank.Candidate, str, float]] = []
+        picks: list[tuple[rank.Candidate, str, float, bool]] = []
         for c in wanted:
             if c.path in stale:
                 continue
             named = focus.get(c.path, ()) if c.pinned else ()
             names = self._symbols_for(c, hits_by_path.get(c.path, []), edge_symbols.get(c.path, ()), named)
             for k, q in enumerate(names[: 1 if c.pinned and not named else max(PER_FILE, len(named))]):
-                picks.append((c, q, c.score * (SECOND_SYMBOL ** k)))
+                # The seed of a file is its first symbol (all of them when the caller named them).
+                picks.append((c, q, c.score * (SECOND_SYMBOL ** k), c.is_seed and (k == 0 or q in named)))
         picks.sort(key=lambda t: (not t[0].pinned, -t[2], t[0].path, t[1]))
-        sym_rows = graphdata.symbols_named(self.db, self.files, [q for _, q, _ in picks])
+        sym_rows = graphdata.symbols_named(self.db, self.files, [q for _, q, _, _ in picks])
         items: list[budgeting.Item] = []
         meta: dict[str, tuple[rank.Candidate, str, float, int, int]] = {}
         texts: dict[str, tuple[str, list[str]]] = {}
-        for c, q, s in picks[: limit * 3]:
+        for c, q, s, is_seed in picks[: limit * 3]:
             if c.path not in texts:
                 blob = contents[c.path][1].decode("utf-8", "replace")
                 texts[c.path] = (blob, blob.split("\n"))
@@ -283,7 +284,7 @@ class Retriever:
                 continue
             meta[key] = (c, q, s, line, end)
             items.append(budgeting.Item(key, f"{c.path}:{line}", budgeting.clamp_lines(full), budgeting.clamp_lines(sig),
-                                        f"{c.path}:{line}  {q}", is_seed=c.is_seed))
+                                        f"{c.path}:{line}  {q}", is_seed=is_seed))
         for ch in budgeting.select(_seeds_within_half(items, request.budget), request.budget, limit):
             c, q, s, line, end = meta[ch.key]
             result.items.append(ContextItem(
@@ -327,19 +328,20 @@ def text_focus(hits: Sequence[textindex.Hit], starts: Mapping[str, float], modul
 
 
 def _seeds_within_half(items: list[budgeting.Item], total: int | None) -> list[budgeting.Item]:
-    """Seeds are full, but all of them together take at most half the budget: larger ones are cut to fit."""
+    """Seeds are full, but together they take at most half the budget: shared out so that small seeds stay whole
+    and each larger one gets an equal part of what is left, cut to it (the cut is said in-band)."""
     if total is None:
         return items
+    seeds = sorted((i for i, it in enumerate(items) if it.is_seed), key=lambda i: budgeting.count_tokens(items[i].full))
     room = total // 2
+    share: dict[int, int] = {}
+    for n, i in enumerate(seeds):
+        share[i] = min(budgeting.count_tokens(items[i].full), room // (len(seeds) - n))
+        room -= share[i]
     out = []
-    for it in items:
-        if it.is_seed:
-            n = budgeting.count_tokens(it.full)
-            if n > room:
-                text = budgeting.truncate(it.full, max(room, 16), it.location)
-                it = budgeting.Item(it.key, it.location, text, it.signature, it.reference, True)
-                n = budgeting.count_tokens(text)
-            room = max(0, room - n)
+    for i, it in enumerate(items):
+        if i in share and budgeting.count_tokens(it.full) > share[i]:
+            it = it._replace(full=budgeting.truncate(it.full, max(share[i], 16), it.location))
         out.append(it)
     return out
 
