@@ -10,10 +10,10 @@ binds, and `broken` only when none can.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphguard.result import Status
 from graphguard.signature import Param, ParamKind, Signature
 
 
@@ -25,10 +25,6 @@ class CallShape:
     has_starstar: bool  # **kwargs present
 
 
-class Status(enum.Enum):
-    BROKEN = "broken"
-    OK = "ok"
-    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)

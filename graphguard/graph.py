@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from graphguard.model import Resolution
 
@@ -31,8 +32,7 @@ class Use:
     via_init: bool = False  # an instantiation that runs this __init__
 
 
-@dataclass(frozen=True)
-class SymbolRow:
+class SymbolRow(NamedTuple):
     qualname: str
     kind: str
     path: str

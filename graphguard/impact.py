@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphguard.binding import CallShape, bind
-from graphguard.binding import Status as BindStatus
 from graphguard.result import INFORMATIONAL, CallerImpact, Status
 from graphguard.signature import Signature
 
@@ -45,7 +44,6 @@ class ChangeContext:
     class_name: str | None  # for a method: its class's name
 
 
-_BIND = {BindStatus.BROKEN: Status.BROKEN, BindStatus.OK: Status.OK, BindStatus.UNKNOWN: Status.UNKNOWN}
 
 
 def _gone(ctx: ChangeContext, use: Found) -> str:
@@ -115,8 +113,8 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     if any(c in ("became-async", "became-sync") for c in ctx.breaking):
         code = next(c for c in ctx.breaking if c in ("became-async", "became-sync"))
         binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
-        if binding.status is BindStatus.BROKEN:
+        if binding.status is Status.BROKEN:
             return impact(Status.BROKEN, binding.reason)
         return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
     binding = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
-    return impact(_BIND[binding.status], binding.reason)
+    return impact(binding.status, binding.reason)

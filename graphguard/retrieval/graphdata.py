@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from graphguard.graph import SymbolRow
 from graphguard.retrieval.expand import Edge
 
 #: At most this many symbols are kept per edge (the most used first).
@@ -197,13 +198,7 @@ def degree_of(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> dic
     return {files.by_id[i].path: n for i, n in deg.items()}
 
 
-class Symbol(NamedTuple):
-    qualname: str
-    kind: str
-    path: str
-    line: int
-    end_line: int
-    signature: str
+Symbol = SymbolRow  # one record for a row of `symbols`, here and in graph.py
 
 
 def symbols_in(db: sqlite3.Connection, files: Files, path: str) -> list[Symbol]:
