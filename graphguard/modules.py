@@ -119,12 +119,3 @@ class ModuleMap:
 
 def is_external(name: str) -> bool:
     return name.split(".", 1)[0] in STDLIB
-
-
-def is_test_path(path: str) -> bool:
-    """The default test globs: test_*.py, *_test.py, conftest.py, anything under tests/ or test/."""
-    base = posixpath.basename(path)
-    if base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
-        return True
-    parts = path.split("/")[:-1]
-    return "tests" in parts or "test" in parts

@@ -143,3 +143,14 @@ def run_git(repo: GitRepo | Path, *args: str, env: Mapping[str, str] | None = No
     base = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS} if env is None else dict(env)
     return subprocess.run(("git", *args), cwd=root, input=input, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, env=base, timeout=timeout, check=False)
+
+
+# A library with one caller, a change that breaks the caller, and the caller's fix: the
+# commit scenario the hook tests (native and pre-commit framework) drive.
+LIB = {
+    "pkg/__init__.py": "",
+    "pkg/mod.py": "def f(a):\n    return a\n",
+    "pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1)\n",
+}
+BREAK = {"pkg/mod.py": "def f(a, b):\n    return a\n"}
+FIX = {"pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"}

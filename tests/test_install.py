@@ -14,17 +14,10 @@ from pathlib import Path
 import pytest
 
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
-from tests.helpers import GitRepo, Result, run_git, stored_meta
+from tests.helpers import BREAK, FIX, GitRepo, LIB, Result, run_git, stored_meta
 
 HOOKS = ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
-LIB = {
-    "pkg/__init__.py": "",
-    "pkg/mod.py": "def f(a):\n    return a\n",
-    "pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1)\n",
-}
-BREAK = {"pkg/mod.py": "def f(a, b):\n    return a\n"}
-FIX = {"pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"}
 
 Run = Callable[..., Result]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphguard.modules import ModuleMap, is_test_path
+from graphguard.modules import ModuleMap
 
 
 def names(m: ModuleMap) -> dict[str, list[str]]:
@@ -126,21 +126,3 @@ def test_unknown_module_is_none() -> None:
 def test_relative_base(path: str, level: int, base: str | None) -> None:
     m = ModuleMap.build(["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "pkg/sub/b.py", "top.py", "src/lib/__init__.py", "src/lib/c.py"])
     assert m.relative_base(path, level) == base
-
-
-@pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("tests/test_a.py", True),
-        ("pkg/test_a.py", True),
-        ("pkg/a_test.py", True),
-        ("conftest.py", True),
-        ("pkg/tests/helpers.py", True),
-        ("test/x.py", True),
-        ("pkg/testing.py", False),
-        ("pkg/contest.py", False),
-        ("pkg/a.py", False),
-    ],
-)
-def test_is_test_path(path: str, is_test: bool) -> None:
-    assert is_test_path(path) is is_test

@@ -17,20 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import GIT_LEAKS, GitRepo, run_git, stored_meta
+from tests.helpers import BREAK, FIX, GIT_LEAKS, GitRepo, LIB, run_git, stored_meta
 
 PROJECT = Path(__file__).parents[1]
 #: What pre-commit needs of the project to build the hook environment (`pip install .`).
 PROJECT_FILES = ("graphguard", "pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "hooks")
 ALL_STAGES = "[pre-commit, post-commit, post-checkout, post-merge, post-rewrite]"
 
-LIB = {
-    "pkg/__init__.py": "",
-    "pkg/mod.py": "def f(a):\n    return a\n",
-    "pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1)\n",
-}
-BREAK = {"pkg/mod.py": "def f(a, b):\n    return a\n"}
-FIX = {"pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"}
 
 
 def _clean_env(home: Path) -> dict[str, str]:
