@@ -201,8 +201,6 @@ class CodeGraph:
             if name in unique:
                 by_name += count
         warnings = one("SELECT count(*) FROM files WHERE warnings IS NOT NULL")
-        snapshot_warnings = json.loads(self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()[0] or "[]") \
-            if db.execute("SELECT 1 FROM meta WHERE key = 'snapshot_warnings'").fetchone() else []
         total_imports = sum(imports.values())
         return {
             "files": one("SELECT count(*) FROM files"),
@@ -224,13 +222,16 @@ class CodeGraph:
                 "unresolved": calls.get("unresolved", 0),
                 "name_matches_repo": name_matches,
             },
-            "warnings": warnings + len(snapshot_warnings),
+            "warnings": warnings + len(self._snapshot_warnings()),
         }
 
     def warnings(self) -> list[tuple[str, str]]:
         out = [(p, w) for p, ws in self.db.execute("SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path")
                for w in json.loads(ws)]
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
-        if row and row[0]:
-            out.extend((p, w) for p, w in json.loads(row[0]))
+        out.extend(self._snapshot_warnings())
         return sorted(out)
+
+    def _snapshot_warnings(self) -> list[tuple[str, str]]:
+        """Warnings about files that are not in the graph at all (symlinks, undecodable names)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
+        return [(p, w) for p, w in json.loads(row[0])] if row and row[0] else []

@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from graphguard import git
+from graphguard.config import Config
 from graphguard.store import Store
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 
@@ -51,13 +52,15 @@ def _graph_version(path: str) -> int | None:
         return None
 
 
-def ensure_current(repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0) -> IndexResult:
+def ensure_current(
+    repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None
+) -> IndexResult:
     """Build or refresh the graph to HEAD. When it already describes HEAD this costs one
     git call and one SQLite read: the parser and resolver are not even imported."""
     from graphguard.config import load as load_config
 
     head = git.head(repo.root)
-    config = load_config(repo.root)
+    config = config or load_config(repo.root)
     if _graph_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
         # would take the other's half-made file for a broken one and delete it. So only under

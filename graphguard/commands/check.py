@@ -125,7 +125,7 @@ def check(
         return _finish(result, fmt, t0)
     config = load_config(root)
     old_rev, new_rev, compared, notes = _select(repo, head_commit, staged, worktree, base, head)
-    ensure_current(repo)
+    ensure_current(repo, config=config)
     result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
