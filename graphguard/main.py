@@ -29,7 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     command("refresh", "bring the graph up to date after git moved HEAD (for post-* hooks)", formats=())
     p = command("install", "write native git hooks (pre-commit, post-commit, post-checkout, post-merge, post-rewrite)", formats=())
     p.add_argument("--uninstall", action="store_true", help="remove graphguard's hooks and restore what was there")
-    p = sub.add_parser("hook-impl", help=argparse.SUPPRESS)
+    # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
+    # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
+    p = sub.add_parser("hook-impl")
     p.add_argument("--repo", default=".")
     p.add_argument("--debug", action="store_true")
     p.add_argument("--hook-type", required=True)
@@ -46,9 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
     from graphguard.retrieval.rank import PROFILES
 
-    for name, what, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
-                            ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
-        p = command(name, what)
+    for name, about, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
+                             ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
+        p = command(name, about)
         if arg == "task":
             p.add_argument("task", help="the task, in words (an issue, a commit message)")
         else:
