@@ -23,7 +23,7 @@ MODE_SUBMODULE = "160000"
 def run(root: str, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
     try:
         proc = subprocess.run(
-            ("git", *args), cwd=root, input=input, capture_output=True,
+            ("git", *args), cwd=root, input=input, capture_output=True, check=False,
         )
     except FileNotFoundError:
         raise GraphguardError("git is not installed or not on PATH") from None
@@ -52,7 +52,7 @@ def repo_paths(path: str) -> RepoPaths:
     try:
         proc = subprocess.run(
             ("git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"),
-            cwd=path, capture_output=True,
+            cwd=path, capture_output=True, check=False,
         )
     except FileNotFoundError:
         raise GraphguardError("git is not installed or not on PATH") from None

@@ -173,7 +173,10 @@ class CodeGraph:
 
     def stats(self) -> dict[str, object]:
         db = self.db
-        one = lambda q, *a: db.execute(q, a).fetchone()[0]  # noqa: E731
+
+        def one(query: str) -> int:
+            return int(db.execute(query).fetchone()[0])
+
         imports = dict(db.execute("SELECT status, count(*) FROM imports GROUP BY status").fetchall())
         unresolved = [
             {"path": p, "line": l, "module": m if n is None else f"{m}.{n}" if n != "*" else m}

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
-from graphguard.model import FileFacts
+from graphguard.model import FileFacts, IndexResult
 from graphguard.modules import ModuleMap, is_python
 from graphguard.resolve import EVERY_NAME, FileResolution, Resolver, changed_names, interface_digests
-from graphguard.repo import IndexResult
 from graphguard.store import Store
 
 #: Below this many unseen blobs a process pool costs more than it saves.

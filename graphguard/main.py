@@ -118,7 +118,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command in ("context", "related"):
         from graphguard.commands import context as ctx
 
-        opts = dict(limit=args.limit, budget=args.budget, depth=args.depth, profile=args.profile, fmt=args.format)
+        opts = {"limit": args.limit, "budget": args.budget, "depth": args.depth, "profile": args.profile, "fmt": args.format}
         if args.command == "context":
             return ctx.context(repo, args.task, **opts)
         return ctx.related(repo, ctx.seeds_from_cwd(repo, args.seeds), **opts)

@@ -202,3 +202,16 @@ class Counts:
     files: int = 0
     parsed: int = 0
     warnings: list[Warning] = field(default_factory=list)
+
+
+@dataclass
+class IndexResult:
+    """What one bring-the-graph-up-to-date did (repo.ensure_current, Indexer.update)."""
+
+    head: str | None
+    files: int = 0
+    parsed: int = 0
+    resolved: int = 0
+    noop: bool = False
+    elapsed_ms: int = 0
+    warnings: list[tuple[str, str]] = field(default_factory=list)

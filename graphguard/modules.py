@@ -54,7 +54,7 @@ class ModuleMap:
                 roots.add(parent)
         # Folders above a root may be namespace packages under the real sys.path entry
         # (src/company/product/__init__.py is `company.product`): their roots count too.
-        for r in list(roots):
+        for r in sorted(roots):  # a copy: the loop adds to roots
             while r:
                 r = posixpath.dirname(r)
                 if r in packages:

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from graphguard import git
 from graphguard.config import Config
+from graphguard.model import IndexResult
 from graphguard.store import Store
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
-
-
-@dataclass
-class IndexResult:
-    head: str | None
-    files: int = 0
-    parsed: int = 0
-    resolved: int = 0
-    noop: bool = False
-    elapsed_ms: int = 0
-    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-
 #: Change codes that never break a caller on their own.
 INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
 

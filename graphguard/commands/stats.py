@@ -17,25 +17,25 @@ def stats(repo_path: str, *, fmt: str = "text") -> int:
     repo = open_repo(repo_path)
     r = ensure_current(repo)
     graph = CodeGraph(repo.store.graph)
-    s = graph.stats()
-    s = {"schema": "graphguard.stats/1", "head": r.head or "", **s}
+    head = r.head or ""
+    s = {"schema": "graphguard.stats/1", "head": head, **graph.stats()}
     if fmt == "json":
         output.write(json.dumps(s, indent=2))
         return 0
     imp, calls = s["imports"], s["calls"]
     assert isinstance(imp, dict) and isinstance(calls, dict)
     lines = [
-        f"head      {s['head'][:12] or '(no commit)'}",
+        f"head      {head[:12] or '(no commit)'}",
         f"files     {s['files']} ({s['test_files']} tests)",
         f"symbols   {s['symbols']}",
         f"edges     {s['edges']}",
-        f"imports   {imp['total']}: {imp['internal']} internal, {imp['external']} external, {imp['unresolved']} unresolved"
-        f" ({_pct(imp['internal'] + imp['external'], imp['total'])} resolved or classified)",
-        f"calls     {calls['total']}: {calls['resolved']} resolved to a definition, {calls['by_name']} by unique method name,"
-        f" {calls['external']} external, {calls['unresolved']} unresolved",
-        f"          in-repo calls resolved: {_pct(calls['resolved'], calls['name_matches_repo'])}"
-        f" ({calls['resolved']} of {calls['name_matches_repo']} calls whose name is defined in the repository;"
-        f" {_pct(calls['resolved'] + calls['by_name'], calls['name_matches_repo'])} with by-name)",
+        (f"imports   {imp['total']}: {imp['internal']} internal, {imp['external']} external, {imp['unresolved']} unresolved"
+         f" ({_pct(imp['internal'] + imp['external'], imp['total'])} resolved or classified)"),
+        (f"calls     {calls['total']}: {calls['resolved']} resolved to a definition, {calls['by_name']} by unique method name,"
+         f" {calls['external']} external, {calls['unresolved']} unresolved"),
+        (f"          in-repo calls resolved: {_pct(calls['resolved'], calls['name_matches_repo'])}"
+         f" ({calls['resolved']} of {calls['name_matches_repo']} calls whose name is defined in the repository;"
+         f" {_pct(calls['resolved'] + calls['by_name'], calls['name_matches_repo'])} with by-name)"),
         f"warnings  {s['warnings']}",
     ]
     for u in imp["unresolved_list"][:50]:

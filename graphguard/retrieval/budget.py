@@ -87,6 +87,7 @@ def select(items: Iterable[Item], budget: int | None, limit: int | None = None) 
     for item in items:
         if limit is not None and len(out) >= limit:
             break
+        choice: Choice | None
         if item.is_seed:
             text, truncated = item.full, False
             if left is not None and count_tokens(text) > left:

@@ -64,7 +64,7 @@ class ContextItem(NamedTuple):
     disclosure: str  # full | signature | reference
     tokens: int
     text: str
-    signals: Mapping[str, float] = {}  # noqa: RUF012 - never mutated
+    signals: Mapping[str, float] = {}  # shared by every instance: never mutated
     truncated: bool = False
 
 

@@ -14,6 +14,7 @@ import posixpath
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard.graph import SymbolRow
@@ -47,6 +48,15 @@ class Files:
         return bool(row and row.is_test)
 
 
+@dataclass
+class _EdgeFacts:
+    """What the edges between one file and another (in one direction) add up to."""
+
+    kinds: set[str] = field(default_factory=set)
+    n_symbols: int = 0
+    symbol_counts: dict[str, int] = field(default_factory=dict)
+
+
 def _marks(n: int) -> str:
     return ",".join("?" * n)
 
@@ -63,21 +73,17 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
     ids = files.ids(paths)
     if not ids:
         return []
-    acc: dict[tuple[int, int, str], list[object]] = {}  # (node, other, direction) -> [kinds, n_symbols, symbol counts]
+    acc: dict[tuple[int, int, str], _EdgeFacts] = {}  # (node, other, direction) -> what its edges add up to
 
     def add(node: int, other: int, direction: str, kind: str | None, n: int = 0, symbol: str | None = None) -> None:
         if node == other or other not in files.by_id:
             return
-        key = (node, other, direction)
-        entry = acc.get(key)
-        if entry is None:
-            entry = acc[key] = [set(), 0, {}]
+        entry = acc.setdefault((node, other, direction), _EdgeFacts())
         if kind:
-            entry[0].add(kind)  # type: ignore[union-attr]
-        entry[1] = max(entry[1], n)  # type: ignore[call-overload]
+            entry.kinds.add(kind)
+        entry.n_symbols = max(entry.n_symbols, n)
         if symbol:
-            counts = entry[2]
-            counts[symbol] = counts.get(symbol, 0) + 1  # type: ignore[union-attr,index]
+            entry.symbol_counts[symbol] = entry.symbol_counts.get(symbol, 0) + 1
 
     plain = [i for i in ids if files.by_id[i].path not in focus]
     if plain:
@@ -123,17 +129,17 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
         ):
             add(row.id, other, "reverse", kind, 0, scope)
     out = []
-    for (node, other, direction), (kinds, n, counts) in acc.items():
+    for (node, other, direction), facts in acc.items():
         node_path, other_path = files.by_id[node].path, files.by_id[other].path
-        kinds = set(kinds)  # type: ignore[arg-type]
+        kinds, counts = set(facts.kinds), facts.symbol_counts
         if direction == "reverse" and files.by_id[other].is_test:
             kinds.add("test")
         if kinds <= {"import"}:
             importer = node_path if direction == "forward" else other_path
             if _is_init(importer):
                 kinds = {"reexport"}
-        symbols = tuple(s for s, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:EDGE_SYMBOLS])  # type: ignore[union-attr]
-        out.append(Edge(node_path, other_path, direction, frozenset(kinds), max(int(n), len(counts)), symbols))  # type: ignore[arg-type]
+        symbols = tuple(s for s, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:EDGE_SYMBOLS])
+        out.append(Edge(node_path, other_path, direction, frozenset(kinds), max(facts.n_symbols, len(counts)), symbols))
     return out
 
 

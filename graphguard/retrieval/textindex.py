@@ -46,7 +46,7 @@ def _encode(docs: Sequence[tuple[str, str, int, int, str, str, str]]) -> bytes:
 
 
 def _decode(data: bytes) -> list[tuple[str, str, int, int, str, str, str]]:
-    return [tuple(d) for d in json.loads(zlib.decompress(data))]  # type: ignore[misc]
+    return [tuple(d) for d in json.loads(zlib.decompress(data))]
 
 
 def blob_docs(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int, str, str, str]]:
@@ -120,7 +120,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
             new_rows.append((sha, _encode(docs)))
         db.executemany("INSERT OR REPLACE INTO text_blobs VALUES (?, ?)", new_rows)
     for path in fresh:
-        fid, blob, module = current[path]
+        _, blob, module = current[path]
         ptoks = " ".join(path_tokens(path))
         for d in cached[blob]:
             qualname = f"{module}.{d[0]}" if d[0] else module

@@ -34,7 +34,7 @@ STOPWORDS = frozenset(
     where which while who whom why will with would you your also else each every here more most any all both few
     self cls def return none true false import pass elif lambda yield async await try except finally raise assert
     del global nonlocal class while break continue args kwargs
-    """.split()
+    """.split()  # noqa: SIM905 - a word list reads best as text
 )
 
 #: Longer tokens are hashes, base64 or minified code: not words anyone searches for.
@@ -106,7 +106,7 @@ def _word_tokens_plain(ident: str) -> tuple[str, ...]:
 
 def path_tokens(path: str) -> list[str]:
     """The words of a repository path, without the extension: `src/werkzeug/http.py` -> src, werkzeug, http."""
-    stem_path = path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")] if path.endswith(".py") else path
+    stem_path = path.removesuffix(".pyi") if path.endswith(".pyi") else path.removesuffix(".py")
     return tokens(stem_path.replace("/", " "), compounds=True)
 
 
