@@ -1,4 +1,4 @@
-"""The records of a check, as the contract names them (../shared/contract.md)."""
+"""The records of a check, as the contract names them (docs/contract.md)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ DATACLASS = "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    a:
 USE = "from pkg.m import C\n\n\ndef g():\n    return C(1)\n"
 
 
-# mypy: signature.py `_annotation_name`: "bytes" has no "partition" with a str argument. A dataclass field
+# Found by mypy in signature.py `_annotation_name`: "bytes" has no "partition" with a str argument. A dataclass field
 # annotated with a bytes literal made `check` crash with TypeError (exit 2, "internal error").
 @pytest.mark.xfail(strict=True, reason="signature.py: fixed on another branch; remove this mark after the merge")
 def test_check_survives_a_bytes_literal_annotation_on_a_dataclass_field(
