@@ -1,3 +1,3 @@
 """graphguard: a persisted code graph that blocks commits leaving callers broken."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
