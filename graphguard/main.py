@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -64,21 +65,34 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if hasattr(signal, "SIGXFSZ"):
+        # Past `ulimit -f` a write fails with EFBIG, which is reported, instead of killing the process.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
-        with error_handler(getattr(args, "debug", False)):
+        with error_handler(getattr(args, "debug", False), repo=args.repo):
             try:
                 return _dispatch(args, parser)
-            except sqlite3.DatabaseError as e:
-                if isinstance(e, sqlite3.OperationalError):
-                    raise  # locked or busy: not damage
-                # A damaged page behind an intact header: the graph is a cache, so rebuild it once.
-                from graphguard.repo import open_repo
-
-                print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
-                open_repo(os.path.abspath(args.repo)).store.discard()
-                return _dispatch(args, parser)
+            except sqlite3.Error as e:
+                return _storage_failure(args, parser, e)
     except Exit as e:
         return e.code
+
+
+def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, e: sqlite3.Error) -> int:
+    """SQLite failed under a command: damage is rebuilt once (the graph is a cache of what git has);
+    anything else (read-only, full, busy) is one line that names the cause."""
+    from graphguard.repo import open_repo
+    from graphguard.store import is_damage, storage_error
+
+    store = open_repo(os.path.abspath(args.repo)).store
+    if not is_damage(e):
+        raise storage_error(e, "the graph", store.graph_path) from None
+    print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
+    store.discard()
+    try:
+        return _dispatch(args, parser)
+    except sqlite3.Error as again:
+        raise storage_error(again, "the graph", store.graph_path) from None
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -6,7 +6,7 @@ import json
 
 from graphguard import output
 from graphguard.graph import CodeGraph
-from graphguard.repo import ensure_current, open_repo
+from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
 
 def _pct(part: int, whole: int) -> str:
@@ -16,6 +16,9 @@ def _pct(part: int, whole: int) -> str:
 def stats(repo_path: str, *, fmt: str = "text") -> int:
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    # The one query that reads every page: the place to find damage a query would not notice.
+    if rebuild_if_damaged(repo, thorough=True):
+        r = ensure_current(repo, verify=False)
     graph = CodeGraph(repo.store.graph)
     s = graph.stats()
     s = {"schema": "graphguard.stats/1", "head": r.head or "", **s}
@@ -25,17 +28,17 @@ def stats(repo_path: str, *, fmt: str = "text") -> int:
     imp, calls = s["imports"], s["calls"]
     assert isinstance(imp, dict) and isinstance(calls, dict)
     lines = [
-        f"head      {s['head'][:12] or '(no commit)'}",
+        f"head      {(r.head or '')[:12] or '(no commit)'}",
         f"files     {s['files']} ({s['test_files']} tests)",
         f"symbols   {s['symbols']}",
         f"edges     {s['edges']}",
-        f"imports   {imp['total']}: {imp['internal']} internal, {imp['external']} external, {imp['unresolved']} unresolved"
-        f" ({_pct(imp['internal'] + imp['external'], imp['total'])} resolved or classified)",
-        f"calls     {calls['total']}: {calls['resolved']} resolved to a definition, {calls['by_name']} by unique method name,"
-        f" {calls['external']} external, {calls['unresolved']} unresolved",
-        f"          in-repo calls resolved: {_pct(calls['resolved'], calls['name_matches_repo'])}"
+        (f"imports   {imp['total']}: {imp['internal']} internal, {imp['external']} external, {imp['unresolved']} unresolved"
+        f" ({_pct(imp['internal'] + imp['external'], imp['total'])} resolved or classified)"),
+        (f"calls     {calls['total']}: {calls['resolved']} resolved to a definition, {calls['by_name']} by unique method name,"
+        f" {calls['external']} external, {calls['unresolved']} unresolved"),
+        (f"          in-repo calls resolved: {_pct(calls['resolved'], calls['name_matches_repo'])}"
         f" ({calls['resolved']} of {calls['name_matches_repo']} calls whose name is defined in the repository;"
-        f" {_pct(calls['resolved'] + calls['by_name'], calls['name_matches_repo'])} with by-name)",
+        f" {_pct(calls['resolved'] + calls['by_name'], calls['name_matches_repo'])} with by-name)"),
         f"warnings  {s['warnings']}",
     ]
     for u in imp["unresolved_list"][:50]:
