@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -65,14 +64,13 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if hasattr(signal, "SIGXFSZ"):
-        # Past `ulimit -f` a write fails with EFBIG, which is reported, instead of killing the process.
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         with error_handler(getattr(args, "debug", False), repo=args.repo):
             try:
                 return _dispatch(args, parser)
-            except sqlite3.Error as e:
+            except sqlite3.DatabaseError as e:
+                if isinstance(e, sqlite3.ProgrammingError):
+                    raise  # a bug, not the disk
                 return _storage_failure(args, parser, e)
     except Exit as e:
         return e.code
@@ -88,7 +86,10 @@ def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, 
     if not is_damage(e):
         raise storage_error(e, "the graph", store.graph_path) from None
     print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
-    store.discard()
+    try:
+        store.discard()
+    except OSError as cannot:
+        raise storage_error(cannot, "the graph", store.graph_path) from None
     try:
         return _dispatch(args, parser)
     except sqlite3.Error as again:

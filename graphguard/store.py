@@ -376,7 +376,8 @@ class Store:
                     raise
                 problems = [str(e)]
             if problems != ["ok"]:
-                return f"{what}: {'; '.join(problems)}"
+                text = " ".join("; ".join(problems).split())  # integrity_check's messages span lines
+                return f"{what}: {text[:200]}"
         return None
 
     @contextlib.contextmanager
