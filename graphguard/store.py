@@ -11,6 +11,13 @@ version, or one that is not a database at all, is rebuilt with a one-line
 warning. Writers hold an advisory lock with a timeout; readers never wait
 (WAL). Every update of the snapshot is one transaction, so a killed process
 leaves the previous graph as it was.
+
+Damage heals: each blob-cache row carries a CRC-32 of its key and facts, and a
+row that fails it is dropped and parsed again; `Store.damage` runs SQLite's own
+page checks. A store that cannot be written is opened read-only and still
+answers queries. Storage errors are one line naming the cause (read-only, full
+disk, file size limit, a directory where a file should be), and no symbolic
+link at a store path is ever followed.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from tests.graphdump import dump
 from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, init_repo
 
 Run = Callable[..., Result]
+ROOT = os.geteuid() == 0
+NOBODY = 65534
 
 LIB = {
     "pkg/__init__.py": "",
@@ -136,6 +138,28 @@ def test_file_size_limit_is_named_not_a_crash(make_repo: Callable[..., GitRepo])
     assert "file size limit" in line and "102400 bytes" in line and "busy" not in line
 
 
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs (root with mount rights only: elsewhere the test is skipped)."""
+    mnt = tmp_path / "small_disk"
+    mnt.mkdir()
+    if not ROOT or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, check=False).returncode:
+        pytest.skip("a full disk needs a tmpfs mount (root with CAP_SYS_ADMIN)")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_full_disk_is_named(small_disk: Path, graphguard_cli: Run) -> None:
+    """Was "busy (database or disk is full); try again"."""
+    repo = init_repo(small_disk / "repo", {**LIB, **{f"pkg/use{i}.py": LIB["pkg/use.py"] for i in range(60)}})
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    (small_disk / "filler").write_bytes(b"\0" * (free - 150 * 1024))
+    line = one_line(graphguard_cli(repo, "index"))
+    assert "the disk is full" in line and "busy" not in line
+
+
 # --- symbolic links are never followed ------------------------------------------------------------
 
 
@@ -211,8 +235,6 @@ def test_crash_log_never_follows_a_planted_symlink(make_repo: Callable[..., GitR
 # root and graphguard runs as `nobody` (setpriv), for whom root's files are read-only; as anyone else,
 # chmod makes them so.
 
-ROOT = os.geteuid() == 0
-NOBODY = 65534
 needs_setpriv = pytest.mark.skipif(ROOT and not shutil.which("setpriv"), reason="as root, read-only needs setpriv to drop to nobody")
 
 
