@@ -255,7 +255,7 @@ def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connecti
 def stored_version(path: str) -> int | None:
     """The schema version of the database at `path`, None when there is none or it is unreadable.
     A read that creates nothing and follows no symbolic link."""
-    if os.path.islink(path) or not os.path.isfile(path):
+    if os.path.islink(path) or os.path.islink(os.path.dirname(path)) or not os.path.isfile(path):
         return None
     try:
         conn = _connect_readonly(path)

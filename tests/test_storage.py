@@ -179,6 +179,17 @@ def test_symlink_at_a_store_path_is_replaced_not_followed(make_repo: Callable[..
     assert not (store_dir(repo) / name).is_symlink()
 
 
+def test_store_dir_that_is_a_symlink_is_refused(make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path) -> None:
+    repo = make_repo(LIB)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    store_dir(repo).symlink_to(outside)
+    line = one_line(graphguard_cli(repo, "index"))
+    assert "symbolic link" in line and str(store_dir(repo)) in line
+    assert one_line(graphguard_cli(repo, "refresh"), code=0).startswith("graphguard: warning: graph not refreshed")
+    assert not list(outside.iterdir())
+
+
 def test_symlink_at_the_hook_log_is_not_followed(make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path) -> None:
     repo = make_repo(LIB)
     assert graphguard_cli(repo, "index").code == 0

@@ -61,6 +61,8 @@ def _log(git_dir: str | None, error: BaseException) -> str | None:
         return None
     directory = os.path.join(git_dir, "graphguard")
     path = os.path.join(directory, "hook.log")
+    if os.path.islink(directory):
+        return None
     try:
         if not os.path.isdir(directory):
             os.mkdir(directory)
