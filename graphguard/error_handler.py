@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from graphguard.errors import GraphguardError
 
+CRASH_LOG = "crash.log"
+
 
 class Exit(Exception):
     def __init__(self, code: int):
@@ -18,7 +20,7 @@ class Exit(Exception):
 
 
 @contextlib.contextmanager
-def error_handler(debug: bool = False) -> Iterator[None]:
+def error_handler(debug: bool = False, repo: str | None = None) -> Iterator[None]:
     try:
         yield
     except GraphguardError as e:
@@ -29,12 +31,43 @@ def error_handler(debug: bool = False) -> Iterator[None]:
         raise Exit(130) from None
     except BrokenPipeError:
         raise Exit(0) from None
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - a bug: exit 2 with a log, never a bare traceback
         if debug:
             traceback.print_exc()
         else:
-            log = os.path.join(tempfile.gettempdir(), "graphguard-crash.log")
-            with contextlib.suppress(OSError), open(log, "w") as f:
-                traceback.print_exc(file=f)
-            print(f"graphguard: internal error: {type(e).__name__}: {e} (traceback in {log}; --debug shows it)", file=sys.stderr)
+            log = write_crash_log(repo, traceback.format_exc())
+            where = f"traceback in {log}; --debug shows it" if log else "--debug shows the traceback"
+            print(f"graphguard: internal error: {type(e).__name__}: {e} ({where})", file=sys.stderr)
         raise Exit(2) from None
+
+
+def write_crash_log(repo: str | None, text: str) -> str | None:
+    """Write `text` to `<git-dir>/graphguard/crash.log`, else to a new private temp file; return where
+    (None: nowhere). Never a fixed name in the temp directory, and never through a symbolic link:
+    a link planted there would have us overwrite whatever it points to."""
+    directory = _store_dir(repo) if repo else None
+    if directory is not None:
+        path = os.path.join(directory, CRASH_LOG)
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            return path
+    with contextlib.suppress(OSError):
+        fd, path = tempfile.mkstemp(prefix="graphguard-crash-", suffix=".log")  # O_EXCL, mode 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+    return None
+
+
+def _store_dir(repo: str) -> str | None:
+    """`<git-dir>/graphguard` when it is a real directory (not a link), else None."""
+    from graphguard import git
+
+    try:
+        git_dir = git.repo_paths(os.path.abspath(repo)).git_dir
+    except Exception:  # noqa: BLE001 - already reporting one failure; the temp file will do
+        return None
+    directory = os.path.join(git_dir, "graphguard")
+    return directory if os.path.isdir(directory) and not os.path.islink(directory) else None

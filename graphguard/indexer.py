@@ -104,7 +104,8 @@ class Indexer:
     def facts(self, sha: str) -> FileFacts | None:
         f = self._facts.get(sha)
         if f is None:
-            raw = self._raw.pop(sha, None) or self.store.load_facts(sha)
+            # Not cached (or dropped as damaged): parse it again rather than resolve without it.
+            raw = self._raw.pop(sha, None) or self.store.load_facts(sha) or self._reparse(sha)
             if raw is None:
                 return None
             try:
@@ -113,6 +114,11 @@ class Indexer:
                 return None
             self._facts[sha] = f
         return f
+
+    def _reparse(self, sha: str) -> str | None:
+        parsed = parse_blobs(list(git.read_blobs(self.root, [sha])))
+        self.store.save_facts(parsed)
+        return parsed[0][1] if parsed else None
 
     def ensure_facts(self, entries: Iterable[Entry]) -> int:
         """Parse every blob of `entries` the cache does not hold; return how many were parsed."""

@@ -67,20 +67,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        with error_handler(getattr(args, "debug", False)):
+        with error_handler(getattr(args, "debug", False), repo=args.repo):
             try:
                 return _dispatch(args, parser)
             except sqlite3.DatabaseError as e:
-                if isinstance(e, sqlite3.OperationalError):
-                    raise  # locked or busy: not damage
-                # A damaged page behind an intact header: the graph is a cache, so rebuild it once.
-                from graphguard.repo import open_repo
-
-                print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
-                open_repo(os.path.abspath(args.repo)).store.discard()
-                return _dispatch(args, parser)
+                if isinstance(e, sqlite3.ProgrammingError):
+                    raise  # a bug, not the disk
+                return _storage_failure(args, parser, e)
     except Exit as e:
         return e.code
+
+
+def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, e: sqlite3.Error) -> int:
+    """SQLite failed under a command: damage is rebuilt once (the graph is a cache of what git has);
+    anything else (read-only, full, busy) is one line that names the cause."""
+    from graphguard.repo import open_repo
+    from graphguard.store import is_damage, storage_error
+
+    store = open_repo(os.path.abspath(args.repo)).store
+    if not is_damage(e):
+        raise storage_error(e, "the graph", store.graph_path) from None
+    print(f"graphguard: warning: the graph database is damaged ({e}); rebuilding it", file=sys.stderr)
+    try:
+        store.discard()
+    except OSError as cannot:
+        raise storage_error(cannot, "the graph", store.graph_path) from None
+    try:
+        return _dispatch(args, parser)
+    except sqlite3.Error as again:
+        raise storage_error(again, "the graph", store.graph_path) from None
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

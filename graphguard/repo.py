@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import sqlite3
+import sys
 from dataclasses import dataclass
 
 from graphguard import git
 from graphguard.config import Config
 from graphguard.model import IndexResult
-from graphguard.store import Store
+from graphguard.store import Store, stored_version
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 
 
@@ -28,30 +27,17 @@ def open_repo(path: str) -> Repo:
     return Repo(paths, Store(paths.git_dir, paths.common_dir))
 
 
-def _graph_version(path: str) -> int | None:
-    """The schema version of the graph file, None when there is none (a read: creates nothing)."""
-    if not os.path.isfile(path):
-        return None
-    try:
-        conn = sqlite3.connect(path, timeout=5)
-        try:
-            return int(conn.execute("PRAGMA user_version").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-
-
 def ensure_current(
-    repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None
+    repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None, verify: bool = True
 ) -> IndexResult:
     """Build or refresh the graph to HEAD. When it already describes HEAD this costs one
-    git call and one SQLite read: the parser and resolver are not even imported."""
+    git call and one SQLite read: the parser and resolver are not even imported. After an update both
+    store files are checked for damage (`verify`), and rebuilt once when there is any."""
     from graphguard.config import load as load_config
 
     head = git.head(repo.root)
     config = config or load_config(repo.root)
-    if _graph_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
+    if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
         # would take the other's half-made file for a broken one and delete it. So only under
         # the write lock; opening a graph that is there never waits.
@@ -61,4 +47,19 @@ def ensure_current(
         return IndexResult(head, noop=True)
     from graphguard.indexer import Indexer
 
-    return Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)
+    result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)
+    if not result.noop and verify and rebuild_if_damaged(repo, lock_timeout=lock_timeout):
+        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False)
+    return result
+
+
+def rebuild_if_damaged(repo: Repo, *, lock_timeout: float = 30.0, thorough: bool = False) -> bool:
+    """Check both store files for damage (quick after a write, thorough in `stats`; too slow for every
+    query) and discard them when there is any, so that the next ensure_current rebuilds; True when it did."""
+    problem = repo.store.damage(thorough=thorough)
+    if problem is None:
+        return False
+    print(f"graphguard: warning: the graph database is damaged ({problem}); rebuilding it", file=sys.stderr)
+    with repo.store.write_lock(lock_timeout):
+        repo.store.discard()
+    return True

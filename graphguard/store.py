@@ -11,21 +11,36 @@ version, or one that is not a database at all, is rebuilt with a one-line
 warning. Writers hold an advisory lock with a timeout; readers never wait
 (WAL). Every update of the snapshot is one transaction, so a killed process
 leaves the previous graph as it was.
+
+Damage heals: each blob-cache row carries a CRC-32 of its key and facts, and a
+row that fails it is dropped and parsed again; `Store.damage` runs SQLite's own
+page checks. A store that cannot be written is opened read-only and still
+answers queries. Storage errors are one line naming the cause (read-only, full
+disk, file size limit, a directory where a file should be), and no symbolic
+link at a store path is ever followed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import sys
 import time
+import urllib.parse
+import zlib
 from collections.abc import Iterable, Iterator
 
 from graphguard.errors import GraphguardError, LockTimeout
-from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
+from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
 
-BLOB_SCHEMA_VERSION = 100 + FACTS_VERSION  # cached facts of another parser are re-parsed
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+BLOB_SCHEMA_VERSION = BLOB_VERSION * 100 + FACTS_VERSION  # cached facts of another parser are re-parsed
 
 GRAPH_SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
@@ -81,8 +96,11 @@ CREATE INDEX history_touches_commit ON history_touches(commit_id);
 """
 
 BLOB_SCHEMA = """
-CREATE TABLE blobs(sha TEXT PRIMARY KEY, facts TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE blobs(sha TEXT PRIMARY KEY, facts BLOB NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
 """
+
+# SQLite's primary result codes (the low byte of an extended one) that tell what went wrong.
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
 
 def _warn(message: str) -> None:
@@ -95,9 +113,105 @@ def _remove(path: str) -> None:
             os.remove(path + suffix)
 
 
+def is_damage(e: sqlite3.Error) -> bool:
+    """True when SQLite says the file's content is broken (not: busy, read-only, full)."""
+    code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (_CORRUPT, _NOTADB):
+        return True
+    # Python's own decoding of a stored text: a flipped bit made it invalid UTF-8.
+    # "no such table": the schema version is right but a table is gone.
+    return type(e) is sqlite3.DatabaseError or str(e).startswith(("Could not decode to UTF-8", "no such table"))
+
+
+def _space_cause(directory: str) -> str:
+    """Why a write that SQLite calls full or an I/O error failed: the file size limit or a full disk, if either."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE) if resource else (-1, -1)
+    if soft != getattr(resource, "RLIM_INFINITY", -1):
+        return f"the file size limit (ulimit -f) of {soft} bytes was reached"
+    with contextlib.suppress(OSError):
+        st = os.statvfs(directory)
+        if st.f_bavail * st.f_frsize < 1 << 20:
+            return "the disk is full"
+    return ""
+
+
+def storage_error(e: sqlite3.Error | OSError, what: str, path: str) -> GraphguardError:
+    """One line that names the real cause of a failed read or write of the store."""
+    if isinstance(e, OSError):
+        reasons = {errno.EFBIG: _space_cause(os.path.dirname(path)) or "file too large", errno.ENOSPC: "the disk is full",
+                   errno.EROFS: "read-only file system", errno.ELOOP: "it is a symbolic link, which graphguard never follows"}
+        reason = reasons.get(e.errno or 0) or e.strerror or str(e)
+        if e.errno in (errno.EACCES, errno.EPERM):
+            reason += f" ({_readonly_cause(path)})"
+        return GraphguardError(f"cannot write {what} at {path}: {reason}")
+    code = (getattr(e, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (_BUSY, _LOCKED):
+        return GraphguardError(f"{what} at {path} is busy ({e}); try again")
+    if code == _READONLY or not _writable(path):
+        return GraphguardError(f"cannot write {what} at {path}: {_readonly_cause(path)} ({e})")
+    if code in (_FULL, _IOERR):
+        cause = _space_cause(os.path.dirname(path))
+        return GraphguardError(f"cannot write {what} at {path}: {cause or e}" + (f" ({e})" if cause else ""))
+    if os.path.isdir(path):
+        return GraphguardError(f"cannot open {what}: {path} is a directory; remove it and graphguard rebuilds the graph")
+    return GraphguardError(f"cannot open {what} at {path}: {e}")
+
+
+def _writable(path: str) -> bool:
+    """Whether SQLite can write the database at `path` (its directory takes the -wal and -shm files)."""
+    directory = os.path.dirname(path)
+    return os.access(directory, os.W_OK) and (not os.path.exists(path) or os.access(path, os.W_OK))
+
+
+def _readonly_cause(path: str) -> str:
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        return f"{directory} does not exist"
+    if not os.access(directory, os.W_OK):
+        return f"its directory {directory} is read-only"
+    return "the file is read-only"
+
+
+def ensure_dir(path: str) -> None:
+    """Create the store's directory; a file or a symbolic link standing there is an error, never followed."""
+    if os.path.islink(path):
+        raise GraphguardError(f"{path} is a symbolic link; graphguard never follows one: remove it")
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise GraphguardError(f"{path} is not a directory; remove it so that graphguard can keep its graph there") from None
+    except OSError as e:
+        raise GraphguardError(f"cannot create {path}: {e.strerror}") from None
+
+
+def _unlink_links(path: str) -> None:
+    """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.islink(path + suffix):
+            _warn(f"{path + suffix} is a symbolic link, which graphguard never follows; removing the link")
+            try:
+                os.remove(path + suffix)
+            except OSError as e:
+                raise storage_error(e, "the link", path + suffix) from None
+
+
+def _connect_readonly(path: str) -> sqlite3.Connection:
+    # Read-only: no -wal or -shm can be made in a read-only directory, and without them SQLite needs
+    # to be told that nobody writes the file (nobody can) to read it at all.
+    immutable = not os.access(os.path.dirname(path), os.W_OK) and not os.path.exists(path + "-wal")
+    uri = "file:" + urllib.parse.quote(path) + "?mode=ro" + ("&immutable=1" if immutable else "")
+    return sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
+
+
 def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connection:
-    """Open (creating or rebuilding) a database of the given schema version."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    """Open (creating or rebuilding) a database of the given schema version; read-only when it cannot be written."""
+    ensure_dir(os.path.dirname(path))
+    _unlink_links(path)
+    if os.path.isdir(path):
+        raise GraphguardError(f"cannot open {what}: {path} is a directory; remove it and graphguard rebuilds the graph")
+    if not _writable(path):
+        return _open_readonly(path, version, what)
     for attempt in range(2):
         try:
             conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -125,17 +239,49 @@ def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connecti
                 found = conn.execute("PRAGMA user_version").fetchone()[0]
             conn.close()
             _warn(f"{what} at {path} has schema version {found}, expected {version}; rebuilding it")
-        except sqlite3.OperationalError as e:
-            # Locked or busy past the timeout is contention, not damage: never delete for it.
-            raise GraphguardError(f"{what} at {path} is busy ({e}); try again") from None
         except sqlite3.DatabaseError as e:
+            with contextlib.suppress(Exception):
+                conn.close()
+            if not is_damage(e):
+                # Locked or busy past the timeout is contention, not damage: never delete for it.
+                raise storage_error(e, what, path) from None
             if attempt:
                 raise GraphguardError(f"cannot open {what} at {path}: {e}") from None
             _warn(f"{what} at {path} is unreadable ({e}); rebuilding it")
-            with contextlib.suppress(Exception):
-                conn.close()
         _remove(path)
     raise GraphguardError(f"cannot create {what} at {path}")
+
+
+def stored_version(path: str) -> int | None:
+    """The schema version of the database at `path`, None when there is none or it is unreadable.
+    A read that creates nothing and follows no symbolic link."""
+    if os.path.islink(path) or os.path.islink(os.path.dirname(path)) or not os.path.isfile(path):
+        return None
+    try:
+        conn = _connect_readonly(path)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
+def _open_readonly(path: str, version: int, what: str) -> sqlite3.Connection:
+    """A store nobody may write still answers queries from the graph it holds; it cannot be built or rebuilt."""
+    if not os.path.exists(path):
+        raise GraphguardError(f"cannot create {what} at {path}: {_readonly_cause(path)}")
+    try:
+        conn = _connect_readonly(path)
+        found = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise GraphguardError(f"cannot read {what} at {path} ({e}), nor rebuild it: {_readonly_cause(path)}") from None
+    if found != version:
+        conn.close()
+        raise GraphguardError(f"{what} at {path} has schema version {found}, expected {version}, "
+                              f"and cannot be rebuilt: {_readonly_cause(path)}")
+    return conn
 
 
 class Lock:
@@ -146,7 +292,7 @@ class Lock:
         self._fd: int | None = None
 
     def acquire(self, timeout: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -195,6 +341,7 @@ class Store:
         self.blobs_path = os.path.join(self.common, "blobs.sqlite3")
         self._graph: sqlite3.Connection | None = None
         self._blobs: sqlite3.Connection | None = None
+        self._blobs_readonly = False
 
     @property
     def graph(self) -> sqlite3.Connection:
@@ -206,6 +353,7 @@ class Store:
     @property
     def blobs(self) -> sqlite3.Connection:
         if self._blobs is None:
+            self._blobs_readonly = os.path.isdir(self.common) and not _writable(self.blobs_path)
             self._blobs = open_db(self.blobs_path, BLOB_SCHEMA, BLOB_SCHEMA_VERSION, "blob cache")
         return self._blobs
 
@@ -221,11 +369,34 @@ class Store:
                 conn.close()
         self._graph = self._blobs = None
 
+    def damage(self, *, thorough: bool = False) -> str | None:
+        """Damage SQLite does not notice until it reads the broken page: None when both files are intact,
+        else what is wrong. `PRAGMA quick_check` reads every page once (87 ms on Django's graph);
+        `thorough` runs integrity_check, which also matches every index to its table (265 ms) and so
+        catches most changed rows too. bench/corruption_trials.py measures cost and catch."""
+        pragma = "integrity_check(3)" if thorough else "quick_check(3)"
+        for what, conn in (("graph", self.graph), ("blob cache", self.blobs)):
+            try:
+                problems = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}")]
+            except sqlite3.DatabaseError as e:
+                if not is_damage(e):
+                    raise
+                problems = [str(e)]
+            if problems != ["ok"]:
+                text = " ".join("; ".join(problems).split())  # integrity_check's messages span lines
+                return f"{what}: {text[:200]}"
+        return None
+
     @contextlib.contextmanager
     def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
-        os.makedirs(self.dir, exist_ok=True)
+        ensure_dir(self.dir)
         lock = Lock(os.path.join(self.dir, "write.lock"))
-        lock.acquire(timeout)
+        _unlink_links(lock.path)
+        try:
+            lock.acquire(timeout)
+        except OSError as e:
+            # Not contention (that is LockTimeout): the lock file cannot be made or opened.
+            raise storage_error(e, "the write lock", lock.path) from None
         try:
             yield
         finally:
@@ -238,7 +409,7 @@ class Store:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         conn.execute("COMMIT")
 
@@ -260,15 +431,47 @@ class Store:
         return found
 
     def load_facts(self, sha: str) -> str | None:
-        row = self.blobs.execute("SELECT facts FROM blobs WHERE sha = ?", (sha,)).fetchone()
-        return row[0] if row else None
+        """The cached facts of a blob; None when there are none, or when the row is damaged (it is
+        dropped with a warning, so the caller parses the blob again)."""
+        # CAST: SQLite hands back bytes whatever a damaged row claims to hold, and Python decodes them here.
+        row = self.blobs.execute("SELECT CAST(facts AS BLOB), CAST(crc AS INTEGER) FROM blobs WHERE sha = ?", (sha,)).fetchone()
+        if row is None:
+            return None
+        data, crc = row
+        try:
+            if not isinstance(data, bytes) or _checksum(sha, data) != crc:
+                raise ValueError("checksum mismatch")
+            return str(data.decode("utf-8"))
+        except ValueError as e:  # UnicodeDecodeError included
+            _warn(f"blob cache at {self.blobs_path}: the facts of blob {sha[:12]} are damaged ({e.__class__.__name__}:"
+                  f" {str(e)[:60]}); parsing the blob again")
+            if not self._blobs_readonly:
+                self.blobs.execute("DELETE FROM blobs WHERE sha = ?", (sha,))
+            return None
 
     def save_facts(self, rows: Iterable[tuple[str, str]]) -> None:
         conn = self.blobs
+        if self._blobs_readonly:
+            return  # a cache: what cannot be kept is parsed again next time
+        encoded = [(sha, raw.encode("utf-8")) for sha, raw in rows]
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO blobs(sha, facts) VALUES (?, ?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO blobs(sha, facts, crc) VALUES (?, ?, ?)",
+                             ((sha, data, _checksum(sha, data)) for sha, data in encoded))
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         conn.execute("COMMIT")
+
+
+def _checksum(sha: str, data: bytes) -> int:
+    """CRC-32 of a row's key and facts: a flipped bit in either fails it (a few µs per row)."""
+    return zlib.crc32(data, zlib.crc32(sha.encode("ascii", "replace")))
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is still open: after a full disk or an I/O error SQLite may have done it already,
+    and a second error would hide the first."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")

@@ -4,3 +4,5 @@
 FACTS_VERSION = 4
 #: The graph database's tables.
 SCHEMA_VERSION = 5
+#: The blob cache's table (2: facts as bytes with a checksum).
+BLOB_VERSION = 2

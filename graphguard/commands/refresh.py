@@ -49,18 +49,28 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
     except LockTimeout:
         print("graphguard: another process is updating the graph; this refresh leaves it to that one", file=sys.stderr)
     except (GraphguardError, Exception) as e:  # noqa: BLE001 - a post-* hook must never fail git
-        _log(git_dir, e)
-        print(f"graphguard: warning: graph not refreshed: {e}" + (f" (details: {git_dir}/graphguard/hook.log)" if git_dir else ""), file=sys.stderr)
+        log = _log(git_dir, e)
+        print(f"graphguard: warning: graph not refreshed: {e}" + (f" (details: {log})" if log else ""), file=sys.stderr)
     return 0
 
 
-def _log(git_dir: str | None, error: BaseException) -> None:
+def _log(git_dir: str | None, error: BaseException) -> str | None:
+    """Append the traceback to `<git-dir>/graphguard/hook.log`; return its path, or None when it could not
+    be written (a read-only .git, say: the warning must not point to a log that is not there)."""
     if git_dir is None:
-        return
+        return None
+    directory = os.path.join(git_dir, "graphguard")
+    path = os.path.join(directory, "hook.log")
+    if os.path.islink(directory):
+        return None
     try:
-        os.makedirs(os.path.join(git_dir, "graphguard"), exist_ok=True)
-        with open(os.path.join(git_dir, "graphguard", "hook.log"), "a", encoding="utf-8") as f:
+        if not os.path.isdir(directory):
+            os.mkdir(directory)
+        # Never through a symbolic link: one planted at hook.log would have us append to another file.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
             f.write(f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n")
             traceback.print_exception(type(error), error, error.__traceback__, file=f)
     except OSError:
-        pass
+        return None
+    return path

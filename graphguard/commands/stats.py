@@ -6,7 +6,7 @@ import json
 
 from graphguard import output
 from graphguard.graph import CodeGraph
-from graphguard.repo import ensure_current, open_repo
+from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
 
 def _pct(part: int, whole: int) -> str:
@@ -16,6 +16,9 @@ def _pct(part: int, whole: int) -> str:
 def stats(repo_path: str, *, fmt: str = "text") -> int:
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    # The one query that reads every page: the place to find damage a query would not notice.
+    if rebuild_if_damaged(repo, thorough=True):
+        r = ensure_current(repo, verify=False)
     graph = CodeGraph(repo.store.graph)
     head = r.head or ""
     s = {"schema": "graphguard.stats/1", "head": head, **graph.stats()}
