@@ -73,7 +73,11 @@ class ModuleMap:
             for root in [r for r in above if r in roots] + [""]:
                 rel = stem[len(root) + 1 :] if root else stem
                 if not rel:
-                    continue
+                    if root:
+                        continue
+                    # A top-level __init__.py: the repository is itself a package whose name git does not
+                    # know; with the top level on sys.path it imports as `__init__`.
+                    rel = "__init__"
                 name = rel.replace("/", ".")
                 m.by_name.setdefault(name, []).append(path)
                 m.primary.setdefault(path, name)

@@ -498,3 +498,9 @@ def test_concurrent_index_runs_all_succeed(make_repo: Callable[..., GitRepo], gr
     outcomes = [(p.communicate(timeout=120)[1], p.returncode) for p in procs]
     assert outcomes == [(b"", 0)] * 3
     assert len(call_sites(graphguard, repo, "gen.base.base")) == 80 * 30
+
+
+def test_repository_with_a_top_level_init_is_indexed(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({"__init__.py": "def f(a):\n    pass\n", "m.py": "from __init__ import f\nf(1)\n"})
+    r = graphguard(repo, "callers", "__init__.f")
+    assert r.code == 0 and "m.py:2" in r.out

@@ -126,3 +126,10 @@ def test_unknown_module_is_none() -> None:
 def test_relative_base(path: str, level: int, base: str | None) -> None:
     m = ModuleMap.build(["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "pkg/sub/b.py", "top.py", "src/lib/__init__.py", "src/lib/c.py"])
     assert m.relative_base(path, level) == base
+
+
+def test_top_level_init_names_the_repository_package_init() -> None:
+    # A repository that is itself a package (cloned into place as a plugin): every file has a name.
+    m = ModuleMap.build(["__init__.py", "m.py", "sub/__init__.py"])
+    assert m.module_of("__init__.py") == "__init__"
+    assert m.module_of("m.py") == "m" and m.module_of("sub/__init__.py") == "sub"
