@@ -16,7 +16,7 @@ import pytest
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
 from tests.helpers import BREAK, FIX, GitRepo, LIB, Result, run_git, stored_meta
 
-HOOKS = ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+HOOKS = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
 
 Run = Callable[..., Result]
