@@ -8,6 +8,6 @@ import sys
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from graphguard.main import main  # noqa: E402
+from graphguard.main import main
 
 raise SystemExit(main())
