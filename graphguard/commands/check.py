@@ -128,11 +128,64 @@ def check(
     ensure_current(repo, config=config)
     result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
-    result.files_changed = len(changes)
-    if changes:
-        _assess(repo, config, old_rev, new_rev, [c.path for c in changes], result)
+    paths = _changed(root, config, old_rev, new_rev)
+    if paths:
+        _assess(repo, config, old_rev, new_rev, paths, result)
+    # A merge is decided against each parent: a caller that one side added and the
+    # other side's change breaks is new relative to the first parent and to the second
+    # only in the merge result. Each comparison reports the breaks relative to its parent.
+    others = _other_parents(root, old_rev, new_rev, compared)
+    seen = set(paths)
+    for parent in others:
+        other = CheckResult(base=parent, head=new_rev, compared=compared)
+        other_paths = _changed(root, config, parent, new_rev)
+        seen.update(other_paths)
+        if other_paths:
+            _assess(repo, config, parent, new_rev, other_paths, other)
+        _union(result, other)
+    if others:
+        result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [old_rev, *others]) + ")")
+    result.files_changed = len(seen)
     return _finish(result, fmt, t0)
+
+
+def _changed(root: str, config: Config, old_rev: str, new_rev: str) -> list[str]:
+    """The Python files that differ between two revisions and are not excluded."""
+    return [c.path for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+
+
+def _other_parents(root: str, old_rev: str, new_rev: str, compared: str) -> list[str]:
+    """The parents of a merge other than the one compared already: none for an ordinary change."""
+    if compared == "commits":
+        heads = git.parents(root, new_rev)
+        heads = heads if len(heads) > 1 else []
+    else:  # staged or worktree: during `git merge` (its pre-merge-commit hook) or after --no-commit
+        heads = git.merge_heads(root)
+    return [p for p in dict.fromkeys(heads) if p != old_rev]
+
+
+def _caller_key(c: CallerImpact) -> tuple[str, int, int, str, str]:
+    return (c.path, c.line, c.end_line, c.caller, c.kind)
+
+
+def _union(into: CheckResult, other: CheckResult) -> None:
+    """Add another parent's findings; the same change's callers and warnings are counted once."""
+    where = {(c.symbol, c.path, c.change, c.before, c.after): i for i, c in enumerate(into.changes)}
+    for ch in other.changes:
+        i = where.get((ch.symbol, ch.path, ch.change, ch.before, ch.after))
+        if i is None:
+            where[(ch.symbol, ch.path, ch.change, ch.before, ch.after)] = len(into.changes)
+            into.changes.append(ch)
+            continue
+        have = into.changes[i]
+        known = {_caller_key(c) for c in have.callers}
+        extra = tuple(c for c in ch.callers if _caller_key(c) not in known)
+        if extra:
+            callers = tuple(sorted(have.callers + extra, key=lambda c: (c.status.value != "broken", c.path, c.line)))
+            tests = have.tests + tuple(t for t in ch.tests if t not in have.tests)
+            into.changes[i] = dataclasses.replace(have, callers=callers, tests=tests)
+    into.warnings += [w for w in other.warnings if w not in into.warnings]
+    into.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
 
 
 def _finish(result: CheckResult, fmt: str, t0: float) -> int:
@@ -192,6 +245,14 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     old_map = ModuleMap.build(old_entries)
     # Module names depend only on the set of paths: most changes add or remove no file.
     new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
+
+    stored_cache: list[dict[str, str]] = []
+
+    def stored_files() -> dict[str, str]:
+        """path -> blob of the stored graph (read once, when the old side is another commit)."""
+        if not stored_cache:
+            stored_cache.append(dict(store.graph.execute("SELECT path, blob FROM files").fetchall()))
+        return stored_cache[0]
 
     def cached(path: str, entries: dict[str, str]) -> FileFacts | None:
         sha = entries.get(path)
@@ -289,7 +350,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                                  reaches_new=ch.change.value == "signature", via="init" if u.via_init else "self"))
         else:
             resolver = Resolver(old_map, old_loader)
-            for p in _candidates(graph, qual, changed_paths):
+            for p in _candidates(graph, qual, changed_paths) + _unstored_candidates(indexer, old_entries, stored_files(), qual, changed_paths):
                 if p not in old_map.primary:
                     continue
                 for s in resolver.resolve_file(p).sites:
@@ -490,6 +551,27 @@ def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]
     rows = {p for (p,) in db.execute("SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))}
     rows |= {p for (p,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = ?", (name,))}
     return sorted(rows - changed)
+
+
+def _unstored_candidates(indexer, old_entries: dict[str, str], stored: dict[str, str], qualname: str, changed: set[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Files of the old side that the stored graph does not describe (another branch's, during a
+    merge) and that name `qualname`'s last part: the graph's own candidates miss them."""
+    name = qualname.rsplit(".", 1)[-1]
+    out = []
+    for path, blob in sorted(old_entries.items()):
+        if path in changed or stored.get(path) == blob:
+            continue
+        facts = indexer.facts(blob)
+        if facts is not None and _names(facts, name):
+            out.append(path)
+    return out
+
+
+def _names(facts: FileFacts, name: str) -> bool:
+    """Does the file mention `name` in a call, an import, a reference or a binding?"""
+    return (any(c.name == name for c in facts.calls) or any(i.name == name or name in i.module.split(".") for i in facts.imports)
+            or any(r.target.rsplit(".", 1)[-1] == name for r in facts.references)
+            or any(b.value.rsplit(".", 1)[-1].removesuffix("()") == name for b in facts.bindings))
 
 
 _IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
