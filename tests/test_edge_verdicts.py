@@ -81,3 +81,88 @@ def test_merge_commit_is_checked_against_each_parent_in_ci(make_repo: Callable[.
     fine.git("merge", "--no-edit", "topic")
     r = graphguard(fine, "check", "--base", "HEAD~1", "--head", "HEAD")
     assert r.code == 0, r.out
+
+
+# --- a staged file that does not parse ----------------------------------------------------------
+
+LIB = {
+    "pkg/__init__.py": "",
+    "pkg/mod.py": "def f(a):\n    return a\n",
+    "pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1)\n",
+}
+UNPARSABLE = {
+    "conflict markers": b"def f(a):\n<<<<<<< HEAD\n    return a\n=======\n    return a + 1\n>>>>>>> topic\n",
+    "python 2": b"def f(a):\n    print \"x\"\n    return a\n",
+    "a NUL byte": b"def f(a):\n    return a\x00\n",
+    "broken indentation": b"def f(a):\n  x = 1\n    return a\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(UNPARSABLE))
+def test_staged_file_that_does_not_parse_blocks(make_repo: Callable[..., GitRepo], graphguard: Run, kind: str) -> None:
+    repo = make_repo(LIB)
+    repo.write({"pkg/mod.py": UNPARSABLE[kind]})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.out
+    [change] = r.json["changes"]
+    assert (change["symbol"], change["change"], change["breaking"]) == ("pkg.mod", "syntax-error", ["syntax-error"])
+    # its importer cannot import it
+    assert [(c["path"], c["status"]) for c in change["callers"]] == [("pkg/use.py", "broken")]
+    [warning] = r.json["warnings"]
+    assert warning["path"] == "pkg/mod.py"
+    if kind == "conflict markers":
+        assert warning["message"] == "merge conflict markers (line 2); file not checked"
+    text = graphguard(repo, "check", "--staged")
+    assert "pkg/mod.py:" in text.out and "syntax-error" in text.out and "BLOCK" in text.out
+
+
+def test_block_on_without_syntax_error_lets_it_through_with_the_warning(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({**LIB, ".graphguard.toml": "block_on = []\n"})
+    repo.write({"pkg/mod.py": UNPARSABLE["conflict markers"]})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 0, r.out
+    assert r.json["changes"] == []
+    assert [w["path"] for w in r.json["warnings"]] == ["pkg/mod.py"]
+
+
+def test_commit_with_conflict_markers_is_stopped_by_the_hook(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(LIB)
+    assert graphguard(repo, "install").code == 0
+    before = repo.head
+    repo.write({"pkg/mod.py": UNPARSABLE["conflict markers"]})
+    repo.git("add", "-A")
+    proc = run_git(repo, "commit", "-m", "oops")
+    assert proc.returncode != 0, proc.stdout
+    assert repo.head == before
+    assert "merge conflict markers" in proc.stdout
+
+
+def test_old_version_that_did_not_parse_still_checks_the_uses(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    calls = "".join(f"\n\ndef g{i}():\n    return f({i})\n" for i in range(5))
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "def f(a):\n    return a\n\n\ndef h(:\n    pass\n",
+        "pkg/use.py": "from pkg.mod import f\n" + calls,
+    })
+    r = graphguard(repo, "callers", "pkg.mod.f", "--format", "json")
+    assert r.code == 0
+    assert len([c for c in r.json["callers"] if c["kind"] == "call"]) == 5  # the graph knows the uses
+    # The staged copy fixes the syntax and adds a required parameter.
+    repo.write({"pkg/mod.py": "def f(a, b):\n    return a\n\n\ndef h():\n    pass\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.out
+    [change] = r.json["changes"]
+    assert change["symbol"] == "pkg.mod.f" and change["before"] is None and change["after"] == "def f(a, b)"
+    broken = [c for c in change["callers"] if c["status"] == "broken"]
+    assert len(broken) == 5 and all(c["reason"] == "missing required argument 'b'" for c in broken)
+    assert any(w["path"] == "pkg/mod.py" and "does not parse" in w["message"] for w in r.json["warnings"])
+    # Had every use bound, the check passes, but never silently: the warning says why.
+    repo.write({"pkg/mod.py": "def f(a, b=0):\n    return a\n\n\ndef h():\n    pass\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 0, r.out
+    assert r.json["changes"] == []
+    assert any(w["path"] == "pkg/mod.py" and "does not parse" in w["message"] for w in r.json["warnings"])

@@ -16,6 +16,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphguard import git, output
 from graphguard.config import Config
@@ -25,7 +26,10 @@ from graphguard.graph import CodeGraph
 from graphguard.model import DefKind, FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
-from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
+from graphguard.result import SYNTAX_ERROR, CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
+
+if TYPE_CHECKING:
+    from graphguard.resolve import Resolver
 
 
 @dataclass
@@ -271,10 +275,18 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     resolved_new: dict[str, FileResolution] = {}  # unchanged files re-read against the new version, once each
 
     result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
+    # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
+    unparsable = {p: err for p in sorted(new.data) if (err := _syntax_error(new.data[p])) is not None}
+    for p, (line, why) in unparsable.items():
+        warnings.append(FileWarning(p, f"{why} (line {line}); file not checked"))
+        if SYNTAX_ERROR in config.block_on:
+            result.changes.append(_syntax_impact(graph, config, p, line, why, new_map.primary.get(p) or old_map.primary.get(p, p),
+                                                 new_facts, new_resolver, set(paths)))
     # A file whose definitions' headers, decorators and class-level fields are as they
     # were changed only bodies: no interface change, and libcst (slow to import and to
     # run) is not needed for it.
-    shaped = [p for p in sorted(paths) if _shape(old_loader(p) if p in old.data else None) != _shape(new_facts.get(p))]
+    shaped = [p for p in sorted(paths) if p not in unparsable
+              and _shape(old_loader(p) if p in old.data else None) != _shape(new_facts.get(p))]
     if not shaped:
         return
     from graphguard import impact, sigdiff, signature
@@ -295,9 +307,17 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     # Changed symbols, per file, then moves across files.
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
     gained: list[tuple[str, signature.Signature]] = []
+    unknown_before: set[str] = set()  # the old version did not parse: every definition is compared with its uses
     for path in shaped:
         before, after = sigs(old, path, "old"), sigs(new, path, "new")
-        if before is None or after is None:
+        if after is None:
+            continue
+        if before is None:
+            warnings.append(FileWarning(path, f"its version in {old_rev[:12]} does not parse: its interface there is unknown;"
+                                        " every use was checked against the new signatures"))
+            unknown_before.add(path)
+            per_file += [(path, sigdiff.SymbolChange(q, sigdiff.ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
+                         for q, sig in sorted(after.defs.items())]
             continue
         per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
         gained += [(path, sig) for sig in sigdiff.added(before, after)]
@@ -405,6 +425,8 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         where = ch.new_module if ch.change.value == "moved" and ch.new_module is not None else path
         marker_side = new if after_sig is not None and where in new.data else old
         ignored = ignored_codes(marker_side.data.get(where, b""), line)
+        if path in unknown_before and all(c.status is Status.OK for c in callers):
+            continue  # the new signature binds every use: only the warning says the old one is unknown
         result.changes.append(
             SymbolImpact(
                 symbol=qual,
@@ -421,6 +443,65 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _syntax_error(data: bytes) -> tuple[int, str] | None:
+    """(line, why) when the bytes are not Python; None when they parse, or when that cannot be told.
+
+    Python's own parser answers fast; a failure is confirmed by libcst, so that syntax
+    newer than the running interpreter is not taken for an error.
+    """
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(data)
+        return None
+    except SyntaxError as e:
+        line, why = e.lineno or 1, f"syntax error: {e.msg}"
+    except ValueError as e:  # a NUL byte (Python < 3.12)
+        line, why = 1, f"syntax error: {e}"
+    except (RecursionError, MemoryError):
+        return None  # too deeply nested to tell: libcst's warning says so
+    from graphguard import signature
+
+    try:
+        signature.extract(data)
+        return None
+    except signature.SignatureParseError as e:
+        if not str(e).startswith("syntax error"):
+            return None
+    for i, text in enumerate(data.splitlines(), 1):
+        if text.startswith((b"<<<<<<< ", b">>>>>>> ")) or text in (b"<<<<<<<", b">>>>>>>", b"======="):
+            return i, "merge conflict markers"
+    if b"\0" in data:
+        return data[: data.index(b"\0")].count(b"\n") + 1, "a NUL byte: not Python source"
+    return line, why
+
+
+def _syntax_impact(graph: CodeGraph, config: Config, path: str, line: int, why: str, module: str,
+                   new_facts: dict[str, FileFacts], new_resolver: Resolver, changed: set[str]) -> SymbolImpact:
+    """A file that does not parse, as a change that blocks (block_on "syntax-error"), with its importers."""
+    reason = f"imports {module}, which does not parse: {why} (line {line})"
+    callers = [
+        CallerImpact(q, q_line, q_line, graph_module, Status.BROKEN, reason, "import")
+        for q, q_line, graph_module in graph.db.execute(
+            "SELECT f.path, min(i.line), f.module FROM imports i JOIN files f ON f.id = i.file_id JOIN files t ON t.id = i.target_file"
+            " WHERE t.path = ? GROUP BY f.path", (path,))
+        if q not in changed and not config.is_generated(q)
+    ]
+    for q in sorted(changed - {path}):
+        facts = new_facts.get(q)
+        for imp in facts.imports if facts is not None and q in new_resolver.modmap.primary else ():
+            absolute = new_resolver.absolute(imp, q)
+            if module in (absolute, f"{absolute}.{imp.name}"):
+                callers.append(CallerImpact(q, imp.line, imp.end_line, new_resolver.modmap.primary[q], Status.BROKEN, reason, "import"))
+                break
+    callers.sort(key=lambda c: (c.path, c.line))
+    return SymbolImpact(symbol=module, path=path, line=line, change=SYNTAX_ERROR, breaking=(SYNTAX_ERROR,), before=None, after=None,
+                        callers=tuple(callers), tests=tuple(_tests(graph, config, callers)))
 
 
 def _inherited_now(resolver, modmap: ModuleMap, path: str, local: str) -> str | None:  # type: ignore[no-untyped-def]
