@@ -166,3 +166,33 @@ def test_old_version_that_did_not_parse_still_checks_the_uses(make_repo: Callabl
     assert r.code == 0, r.out
     assert r.json["changes"] == []
     assert any(w["path"] == "pkg/mod.py" and "does not parse" in w["message"] for w in r.json["warnings"])
+
+
+# --- an unresolved conflict -------------------------------------------------------------------
+
+
+def conflicted(make_repo: Callable[..., GitRepo]) -> GitRepo:
+    """A real `git merge` stopped on a conflict in pkg/mod.py (and in a README)."""
+    repo = make_repo({**LIB, "README.md": "base\n"})
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.commit("topic", {"pkg/mod.py": "def f(a, b=1):\n    return a\n", "README.md": "topic\n"})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"pkg/mod.py": "def f(a, c=2):\n    return a\n", "README.md": "main\n"})
+    assert run_git(repo, "merge", "topic").returncode != 0
+    assert "pkg/mod.py" in repo.git("ls-files", "-u")
+    return repo
+
+
+@pytest.mark.parametrize("mode", ["--staged", "--worktree", None])
+def test_unresolved_conflict_is_reported_as_a_conflict(make_repo: Callable[..., GitRepo], graphguard: Run, mode: str | None) -> None:
+    repo = conflicted(make_repo)
+    r = graphguard(repo, "check", *([mode] if mode else []))
+    assert r.code == 2, r.out + r.err
+    assert len(r.err.strip().splitlines()) == 1, r.err
+    assert "pkg/mod.py is in conflict" in r.err
+    assert "removed" not in r.out + r.err and "broken" not in r.out + r.err
+    # Once resolved and staged, the merge result is checked (against each parent).
+    repo.write({"pkg/mod.py": "def f(a, b=1, c=2):\n    return a\n", "README.md": "both\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged")
+    assert r.code == 0, r.out + r.err

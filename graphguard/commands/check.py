@@ -128,6 +128,8 @@ def check(
         result = CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
         return _finish(result, fmt, t0)
     config = load_config(root)
+    if base is None:
+        _refuse_conflicts(root, config)
     old_rev, new_rev, compared, notes = _select(repo, head_commit, staged, worktree, base, head)
     ensure_current(repo, config=config)
     result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes,
@@ -151,6 +153,15 @@ def check(
         result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [old_rev, *others]) + ")")
     result.files_changed = len(seen)
     return _finish(result, fmt, t0)
+
+
+def _refuse_conflicts(root: str, config: Config) -> None:
+    """An unresolved conflict has no staged version to check (git shows the file as gone from the index)."""
+    paths = [p for p in git.unmerged_paths(root) if is_python(p) and not config.is_excluded(p)]
+    if paths:
+        which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
+        listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
+        raise GraphguardError(f"{which} in conflict{listed}: resolve, `git add`, then check again")
 
 
 def _changed(root: str, config: Config, old_rev: str, new_rev: str) -> list[str]:
