@@ -196,3 +196,53 @@ def test_unresolved_conflict_is_reported_as_a_conflict(make_repo: Callable[..., 
     repo.git("add", "-A")
     r = graphguard(repo, "check", "--staged")
     assert r.code == 0, r.out + r.err
+
+
+# --- resolution limits ------------------------------------------------------------------------
+
+
+def hierarchy(levels: int) -> dict[str, str]:
+    """C0.m(self, a) at the top of a `levels`-deep chain of subclasses, a caller through the
+    deepest one, and another class defining `m` (so the name alone pins nothing)."""
+    classes = ["class C0:\n    def m(self, a):\n        return a\n"]
+    classes += [f"class C{i}(C{i - 1}):\n    pass\n" for i in range(1, levels + 1)]
+    return {
+        "pkg/__init__.py": "",
+        "pkg/deep.py": "\n\n".join(classes),
+        "pkg/other.py": "class Other:\n    def m(self):\n        return 0\n",
+        "pkg/use.py": f"from pkg.deep import C{levels}\n\n\ndef g():\n    return C{levels}().m(1)\n",
+    }
+
+
+def break_m(repo: GitRepo) -> None:
+    text = repo.path("pkg/deep.py").read_text().replace("def m(self, a):", "def m(self, a, b):")
+    repo.write({"pkg/deep.py": text})
+    repo.git("add", "-A")
+
+
+@pytest.mark.parametrize("how", ["stored graph", "another base"])
+def test_thirty_levels_of_inheritance_are_followed(make_repo: Callable[..., GitRepo], graphguard: Run, how: str) -> None:
+    repo = make_repo(hierarchy(30))
+    break_m(repo)
+    if how == "stored graph":
+        r = graphguard(repo, "check", "--staged", "--format", "json")
+    else:  # a base the stored graph does not describe: the files are resolved afresh
+        repo.git("commit", "-q", "--no-verify", "-m", "break")
+        r = graphguard(repo, "check", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    assert r.code == 1, r.out
+    [change] = r.json["changes"]
+    assert [(c["path"], c["line"], c["status"]) for c in change["callers"]] == [("pkg/use.py", 5, "broken")]
+
+
+def test_inheritance_deeper_than_the_limit_is_unknown_with_the_reason(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    from graphguard.resolve import MAX_INHERITANCE
+
+    repo = make_repo(hierarchy(MAX_INHERITANCE + 6))
+    break_m(repo)
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    [change] = r.json["changes"]
+    [caller] = change["callers"]
+    assert (caller["path"], caller["line"], caller["status"]) == ("pkg/use.py", 5, "unknown")
+    assert caller["reason"].startswith(f"inheritance deeper than {MAX_INHERITANCE} levels")
+    assert "missing required argument 'b'" in caller["reason"]
+

@@ -29,7 +29,8 @@ from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.result import SYNTAX_ERROR, CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
 
 if TYPE_CHECKING:
-    from graphguard.resolve import Resolver
+    from graphguard import impact
+    from graphguard.resolve import Resolver, Site
 
 
 @dataclass
@@ -379,14 +380,16 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                                  by_name if u.resolution == "by-name" else u.resolution,
                                  CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
                                  reaches_new=ch.change.value == "signature", via="init" if u.via_init else "self"))
+            for f in _limited_uses(graph, qual, changed_paths, reaches_new=ch.change.value == "signature"):
+                add(f)
         else:
             resolver = Resolver(old_map, old_loader)
             for p in _candidates(graph, qual, changed_paths) + _unstored_candidates(indexer, old_entries, stored_files(), qual, changed_paths):
                 if p not in old_map.primary:
                     continue
                 for s in resolver.resolve_file(p).sites:
-                    if qual in (s.target, s.init_target):
-                        add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.target != qual))
+                    if qual in (s.target, s.init_target) or _limited(s, qual):
+                        add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.init_target == qual))
             if stored_head == new_rev:  # CI: the graph describes the head, where unchanged files read the same
                 for u in graph.uses_of(qual):  # method calls on receivers typed by name only, as the hook sees them
                     if u.resolution == "by-name" and u.path not in changed_paths:
@@ -396,13 +399,13 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         # Changed files: their new version, resolved against the old and against the new repository.
         for p, fr in fresh_old.items():
             for s in fr.sites:
-                if qual in (s.target, s.init_target):
-                    add(_found(p, s, reaches_new=False, init=s.target != qual))
+                if qual in (s.target, s.init_target) or _limited(s, qual):
+                    add(_found(p, s, reaches_new=False, init=s.init_target == qual))
         if new_q is not None:
             for p, fr in fresh_new.items():
                 for s in fr.sites:
-                    if new_q in (s.target, s.init_target):
-                        add(_found(p, s, reaches_new=True, init=s.target != new_q))
+                    if new_q in (s.target, s.init_target) or _limited(s, new_q):
+                        add(_found(p, s, reaches_new=True, init=s.init_target == new_q))
             # Unchanged files reach the new definition when their names lead there now: a
             # re-export left behind by a move, an alias kept by a rename, a factory's return type.
             if ch.change.value != "signature":
@@ -634,6 +637,29 @@ def _found(path: str, s, *, reaches_new: bool, init: bool):  # type: ignore[no-u
     return impact.Found(path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution.value,
                         CallShape(s.n_positional, s.keywords, s.has_star, s.has_starstar), reaches_new,
                         via="init" if init else "self")
+
+
+_LIMITED = ("too-deep", "too-long")  # model.Resolution members for a resolution a limit stopped
+
+
+def _limited(site: Site, qualname: str) -> bool:
+    """A call whose resolution stopped at a limit, by the name it calls: it may reach `qualname`."""
+    return site.kind == "call" and site.resolution.value in _LIMITED and site.name == qualname.rsplit(".", 1)[-1]
+
+
+def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches_new: bool) -> list[impact.Found]:
+    """Stored calls of `qualname`'s name whose resolution a limit stopped: undecided, never left out."""
+    from graphguard import impact
+    from graphguard.binding import CallShape
+
+    rows = graph.db.execute(
+        "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
+        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call' AND s.resolution IN (?, ?)",
+        (qualname.rsplit(".", 1)[-1], *_LIMITED),
+    )
+    return [impact.Found(path, line, end_line, col, scope, "call", text, resolution,
+                         CallShape(n_pos, tuple(k for k in kws.split(",") if k), bool(star), bool(starstar)), reaches_new)
+            for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
 
 
 def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]:
