@@ -161,3 +161,24 @@ def test_pre_commit_framework_hooks_never_import_repository_code(
     # The framework's own `python -m pre_commit` does import the repository's json.py (its problem,
     # not graphguard's: the trap lets it go on); no graphguard process may.
     assert fired(sentinels, only_graphguard=True) == []
+
+
+def test_pre_commit_framework_pre_merge_commit_checks_a_merge_against_each_parent(
+    make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.test_edge_verdicts import BASE, BRANCH, MAIN
+
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("PRE_COMMIT_COLOR", "never")
+    repo = make_repo({**BASE, ".pre-commit-config.yaml": _config(hook_repo, install_types=ALL_TYPES)})
+    _run([sys.executable, "-m", "pre_commit", "install"], repo.root, dict(os.environ))
+    assert run_git(repo, "checkout", "-q", "-b", "topic").returncode == 0
+    assert commit(repo, BRANCH).returncode == 0
+    assert run_git(repo, "checkout", "-q", "main").returncode == 0
+    assert commit(repo, MAIN).returncode == 0  # each side passes on its own
+    before = repo.head
+    proc = run_git(repo, "merge", "--no-edit", "topic")
+    assert proc.returncode != 0, proc.stdout
+    assert repo.head == before
+    assert "pkg/added.py:5" in proc.stdout
