@@ -288,7 +288,9 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
 
     result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
     # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
-    unparsable = {p: err for p in sorted(new.data) if (err := _syntax_error(new.data[p])) is not None}
+    # (Files tree-sitter skipped as too large or too nested are not parsed again; binary ones are.)
+    readable = [p for p in sorted(new.data) if new_facts[p].parsed or b"\0" in new.data[p]]
+    unparsable = {p: err for p in readable if (err := _syntax_error(new.data[p])) is not None}
     for p, (line, why) in unparsable.items():
         warnings.append(FileWarning(p, f"{why} (line {line}); file not checked"))
         if SYNTAX_ERROR in config.block_on:
