@@ -7,6 +7,7 @@ import sys
 # the console script `graphguard` and the installed hooks never put the repository on sys.path.)
 if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
+os.environ.setdefault("PYTHONSAFEPATH", "1")  # and off the sys.path of worker interpreters (spawn, 3.11+)
 
 from graphguard.main import main
 
