@@ -57,7 +57,18 @@ def test_staged_merge_result_is_checked_against_each_parent(make_repo: Callable[
     [change] = r.json["changes"]
     assert change["symbol"] == "pkg.mod.f"
     broken = [(c["path"], c["line"]) for c in change["callers"] if c["status"] == "broken"]
-    assert broken == [("pkg/added.py", 5)]  # counted once, though both parents' comparisons walk f's uses
+    assert broken == [("pkg/added.py", 5)]
+    # A resolution that changes f again differs from both parents: each use is still reported once.
+    repo.write({"pkg/mod.py": "def f(a, b, c, d):\n    return a\n"})
+    repo.git("add", "pkg/mod.py")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.out
+    [change] = r.json["changes"]
+    assert set(change["breaking"]) == {"required-param-added:c", "required-param-added:d"}
+    broken = [(c["path"], c["line"]) for c in change["callers"] if c["status"] == "broken"]
+    assert broken == [("pkg/added.py", 5), ("pkg/use.py", 5)]
+    repo.write(MAIN)
+    repo.git("add", "pkg/mod.py")
     # and `git commit` concluding the merge runs pre-commit, which blocks too
     assert graphguard(repo, "install").code == 0
     proc = run_git(repo, "commit", "--no-edit")

@@ -186,20 +186,21 @@ def _caller_key(c: CallerImpact) -> tuple[str, int, int, str, str]:
 
 def _union(into: CheckResult, other: CheckResult) -> None:
     """Add another parent's findings; the same change's callers and warnings are counted once."""
-    where = {(c.symbol, c.path, c.change, c.before, c.after): i for i, c in enumerate(into.changes)}
+    # One entry per symbol and new signature: `before` (and so some codes) differ by parent.
+    where = {(c.symbol, c.path, c.change, c.after): i for i, c in enumerate(into.changes)}
     for ch in other.changes:
-        i = where.get((ch.symbol, ch.path, ch.change, ch.before, ch.after))
+        i = where.get((ch.symbol, ch.path, ch.change, ch.after))
         if i is None:
-            where[(ch.symbol, ch.path, ch.change, ch.before, ch.after)] = len(into.changes)
+            where[(ch.symbol, ch.path, ch.change, ch.after)] = len(into.changes)
             into.changes.append(ch)
             continue
         have = into.changes[i]
         known = {_caller_key(c) for c in have.callers}
         extra = tuple(c for c in ch.callers if _caller_key(c) not in known)
-        if extra:
-            callers = tuple(sorted(have.callers + extra, key=lambda c: (c.status.value != "broken", c.path, c.line)))
-            tests = have.tests + tuple(t for t in ch.tests if t not in have.tests)
-            into.changes[i] = dataclasses.replace(have, callers=callers, tests=tests)
+        callers = tuple(sorted(have.callers + extra, key=lambda c: (c.status.value != "broken", c.path, c.line)))
+        into.changes[i] = dataclasses.replace(
+            have, callers=callers, breaking=tuple(dict.fromkeys(have.breaking + ch.breaking)),
+            tests=have.tests + tuple(t for t in ch.tests if t not in have.tests))
     into.warnings += [w for w in other.warnings if w not in into.warnings]
     into.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
 
