@@ -26,10 +26,19 @@ from graphguard.graph import CodeGraph
 from graphguard.model import DefKind, FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
-from graphguard.result import SYNTAX_ERROR, CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
+from graphguard.result import (
+    SYNTAX_ERROR,
+    CallerImpact,
+    CheckResult,
+    FileWarning,
+    Status,
+    SymbolImpact,
+    TestHit,
+)
 
 if TYPE_CHECKING:
     from graphguard import impact
+    from graphguard.indexer import Indexer
     from graphguard.resolve import Resolver, Site
 
 
@@ -348,8 +357,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         if p not in old_map.primary and p not in new_map.primary:
             continue
         hybrid_map = old_map if p in old_map.primary else ModuleMap.build([*old_entries, p])
-        loader: Callable[[str], FileFacts | None] = (lambda q, p=p: _with_old_definitions(new_facts[p], old_loader(p)) if q == p else old_loader(q))
-        fresh_old[p] = Resolver(hybrid_map, loader).resolve_file(p)
+        fresh_old[p] = Resolver(hybrid_map, _hybrid_loader(p, new_facts[p], old_loader)).resolve_file(p)
 
     changed_paths = set(paths)
     for path, ch in symbol_changes:
@@ -367,7 +375,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         ctx = impact.ChangeContext(ch.change.value, qual, new_q, tuple(ch.breaking), after_sig, is_method, class_name)
         found: dict[tuple[str, int, int, str], impact.Found] = {}
 
-        def add(f: impact.Found) -> None:
+        def add(f: impact.Found, found: dict[tuple[str, int, int, str], impact.Found] = found) -> None:
             key = (f.path, f.line, f.col, f.kind)
             if key not in found or f.reaches_new and not found[key].reaches_new:
                 found[key] = f
@@ -541,6 +549,13 @@ def _inherited_now(resolver, modmap: ModuleMap, path: str, local: str) -> str | 
     return None
 
 
+def _hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
+    """The old repository, with `path` in its new version (and the definitions it dropped)."""
+    def load(q: str) -> FileFacts | None:
+        return _with_old_definitions(new, old_loader(path)) if q == path else old_loader(q)
+    return load
+
+
 def _with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
     """The new version of a file, with the definitions it dropped put back.
 
@@ -618,7 +633,7 @@ def _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_fac
     return out
 
 
-def _on_class(resolver, f):  # type: ignore[no-untyped-def]
+def _on_class(resolver: Resolver, f: impact.Found) -> impact.Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.model import DefKind
     from graphguard.resolve import Sym
@@ -674,7 +689,7 @@ def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]
     return sorted(rows - changed)
 
 
-def _unstored_candidates(indexer, old_entries: dict[str, str], stored: dict[str, str], qualname: str, changed: set[str]) -> list[str]:  # type: ignore[no-untyped-def]
+def _unstored_candidates(indexer: Indexer, old_entries: dict[str, str], stored: dict[str, str], qualname: str, changed: set[str]) -> list[str]:
     """Files of the old side that the stored graph does not describe (another branch's, during a
     merge) and that name `qualname`'s last part: the graph's own candidates miss them."""
     name = qualname.rsplit(".", 1)[-1]
