@@ -15,7 +15,6 @@ from graphguard.result import INFORMATIONAL, CallerImpact, Status
 from graphguard.signature import Signature
 
 
-
 @dataclass(frozen=True)
 class Found:
     """A use of a changed symbol, found in the old or the new version of the repository."""
