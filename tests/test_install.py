@@ -224,6 +224,22 @@ def test_failing_existing_pre_commit_hook_stops_the_commit(make_repo: Callable[.
     assert repo.head == before
 
 
+def test_failing_existing_pre_merge_commit_hook_stops_the_merge(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(LIB)
+    foreign_hook(hooks_dir(repo) / "pre-merge-commit", "echo legacy merge check says no\nexit 3")
+    assert graphguard(repo, "install").code == 0
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.commit("topic", {"pkg/other.py": "def o():\n    return 0\n"})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"pkg/more.py": "def m():\n    return 1\n"})
+    before = repo.head
+    proc = run_git(repo, "merge", "--no-edit", "topic")
+    assert proc.returncode != 0
+    assert "legacy merge check says no" in proc.stdout
+    assert "graphguard: pass" not in proc.stdout
+    assert repo.head == before
+
+
 def test_existing_post_hooks_get_their_arguments_and_stdin(make_repo: Callable[..., GitRepo], graphguard: Run, tmp_path: Path) -> None:
     repo = make_repo(LIB)
     log = tmp_path / "legacy.log"
