@@ -207,3 +207,42 @@ def blob_sha(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def merge_heads(root: str) -> list[str]:
+    """The other parents of the merge being made, if one is: none outside a merge.
+
+    `git merge` runs pre-merge-commit before it writes MERGE_HEAD and names the
+    merged commits in GITHEAD_<sha> variables instead; `git commit` concluding a
+    merge finds them in MERGE_HEAD.
+    """
+    out = run(root, "rev-parse", "--git-path", "MERGE_HEAD").decode("utf-8", "surrogateescape").strip()
+    path = out if os.path.isabs(out) else os.path.join(root, out)
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            heads = f.read().split()
+    except OSError:
+        heads = []
+    if not heads:
+        heads = sorted(k[len("GITHEAD_"):] for k in os.environ if k.startswith("GITHEAD_"))
+    found = []
+    for sha in heads:
+        try:
+            found.append(resolve_commit(root, sha))
+        except GraphguardError:
+            continue  # not this repository's (a variable left by another repository's merge)
+    return found
+
+
+def parents(root: str, commit: str) -> list[str]:
+    """The parents of a commit, first parent first."""
+    return run(root, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
+
+
+def unmerged_paths(root: str) -> list[str]:
+    """Paths in conflict: index entries at stages 1-3 (`git ls-files -u`)."""
+    paths = set()
+    for rec in run(root, "ls-files", "-u", "-z").split(b"\0"):
+        if rec:
+            paths.add(rec.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
+    return sorted(paths)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphguard.binding import CallShape, bind
+from graphguard.resolve import LIMIT_REASONS
 from graphguard.result import INFORMATIONAL, CallerImpact, Status
 from graphguard.signature import Signature
-
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,10 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
             # Overrides in the hierarchy, or builtin types, have this method too: the receiver decides.
             status = Status.UNKNOWN
             reason += " (if the receiver is this class: other classes or builtin types have a method of this name)"
+        elif use.resolution in LIMIT_REASONS and status is not Status.OK:
+            # Resolution stopped at a limit: this call may or may not reach the changed definition.
+            status = Status.UNKNOWN
+            reason = f"{LIMIT_REASONS[use.resolution]}: not followed to the end; if this calls it: {reason}"
         return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
 
     if ctx.kind != "signature" and not use.reaches_new:

@@ -60,6 +60,8 @@ class Resolution(enum.Enum):
     BY_NAME = "by-name"    # the only class hierarchy that defines this method name (decided at query time)
     EXTERNAL = "external"  # stdlib, third-party or builtins
     UNRESOLVED = "unresolved"
+    TOO_DEEP = "too-deep"  # a limit stopped it: inheritance deeper than resolve.MAX_INHERITANCE
+    TOO_LONG = "too-long"  # a limit stopped it: more than resolve.MAX_DEPTH names, imports, aliases
 
 
 class Definition(NamedTuple):

@@ -24,6 +24,7 @@ from graphguard.modules import STDLIB, ModuleMap
 
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 24  # re-export chains and alias loops end here
+MAX_INHERITANCE = 64  # classes walked up from one class looking for a member (a base costs no MAX_DEPTH step)
 
 # --- targets ------------------------------------------------------------------------
 
@@ -67,7 +68,23 @@ class Data:
     qualname: str
 
 
-Target = Sym | Mod | Inst | Ext | Partial | Data | None
+@dataclass(frozen=True)
+class Limit:
+    """Resolution stopped at a limit: the name may well reach a definition (never memoised: depth-dependent)."""
+
+    resolution: Resolution  # TOO_DEEP (inheritance) or TOO_LONG (imports and aliases)
+
+
+TOO_LONG = Limit(Resolution.TOO_LONG)
+TOO_DEEP = Limit(Resolution.TOO_DEEP)
+
+#: Why a limited site is undecidable, by its resolution value.
+LIMIT_REASONS = {
+    Resolution.TOO_DEEP.value: f"inheritance deeper than {MAX_INHERITANCE} levels",
+    Resolution.TOO_LONG.value: f"more than {MAX_DEPTH} steps of imports, aliases and attributes",
+}
+
+Target = Sym | Mod | Inst | Ext | Partial | Data | Limit | None
 
 # --- what a file resolves to ----------------------------------------------------------
 
@@ -253,14 +270,17 @@ class Resolver:
         key = (path, name)
         if key in self._attr_memo:
             return self._attr_memo[key]
-        if key in self._busy or depth > MAX_DEPTH:
+        if key in self._busy:
             return None
+        if depth > MAX_DEPTH:
+            return TOO_LONG
         self._busy.add(key)
         try:
             result = self._module_attr(path, name, depth)
         finally:
             self._busy.discard(key)
-        self._attr_memo[key] = result
+        if not isinstance(result, Limit):
+            self._attr_memo[key] = result
         return result
 
     def _module_attr(self, path: str, name: str, depth: int) -> Target:
@@ -341,6 +361,8 @@ class Resolver:
         if b.kind is BindKind.ANNOTATION:
             chain = annotation_chain(b.value)
             cls = self.chain(info, b.scope, chain, depth + 1) if chain else None
+            if isinstance(cls, Limit):
+                return cls
             return Inst(cls) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
         target = self.chain(info, b.scope, b.value, depth + 1)
         if b.kind is BindKind.ALIAS:
@@ -352,8 +374,10 @@ class Resolver:
     # attribute, call, member
 
     def attribute(self, target: Target, attr: str, depth: int = 0) -> Target:
-        if depth > MAX_DEPTH or target is None:
-            return None
+        if target is None or isinstance(target, Limit):
+            return target
+        if depth > MAX_DEPTH:
+            return TOO_LONG
         if isinstance(target, Mod):
             if target.path is not None:
                 return self.module_attr(target.path, attr, depth + 1)
@@ -389,16 +413,23 @@ class Resolver:
             return Ext(target.name + "()")
         if isinstance(target, Partial):
             return self.call_result(target.func, depth)
+        if isinstance(target, Limit):
+            return target
         return None
 
     def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> Target:
         key = (cls.qualname, attr)
         if key in self._member_memo:
             return self._member_memo[key]
-        if cls.qualname in seen or depth > MAX_DEPTH:
+        if cls.qualname in seen:
             return None
+        if len(seen) >= MAX_INHERITANCE:
+            return TOO_DEEP
+        if depth > MAX_DEPTH:
+            return TOO_LONG
         result = self._member(cls, attr, depth, seen | {cls.qualname})
-        self._member_memo[key] = result
+        if not isinstance(result, Limit):
+            self._member_memo[key] = result
         return result
 
     def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[str]) -> Target:
@@ -413,9 +444,11 @@ class Resolver:
             t = self.binding(info, b, depth + 1)
             if t is not None:
                 return t
+        # Walking up costs no depth step (`seen` ends cycles, MAX_INHERITANCE deep hierarchies):
+        # a deep hierarchy is not a long chain of names.
         for base in self.bases(cls, depth):
             if isinstance(base, Sym):
-                found = self.member(base, attr, depth + 1, seen)
+                found = self.member(base, attr, depth, seen)
                 if found is not None:
                     return found
         return None
@@ -456,7 +489,8 @@ class Resolver:
             result = self._lookup(info, scope, name, depth)
         finally:
             self._busy_lookup.discard(key)
-        self._lookup_memo[key] = result
+        if not isinstance(result, Limit):
+            self._lookup_memo[key] = result
         return result
 
     def _lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
@@ -488,8 +522,10 @@ class Resolver:
         return None
 
     def chain(self, info: ModuleInfo, scope: str, chain: str, depth: int = 0) -> Target:
-        if depth > MAX_DEPTH or not chain:
+        if not chain:
             return None
+        if depth > MAX_DEPTH:
+            return TOO_LONG
         parts = chain.split(".")
         head = parts[0]
         called = head.endswith("()")
@@ -525,8 +561,8 @@ class Resolver:
                 target = self.call_result(target, depth)
             rest = parts[1:]
         for part in rest:
-            if target is None:
-                return None
+            if target is None or isinstance(target, Limit):
+                return target
             attr = part.removesuffix("()")
             target = self.attribute(target, attr, depth + 1)
             if part.endswith("()"):
@@ -596,6 +632,8 @@ class Resolver:
             elif isinstance(t, Ext):
                 resolution = Resolution.EXTERNAL
             else:
+                if isinstance(t, Limit):  # undecided, not unresolved: a check reports it as unknown
+                    resolution = t.resolution
                 depend_on_receiver(c.scope, c.callee)
             out.sites.append(
                 Site("call", full_scope(c.scope), c.callee, c.name, resolution, target, target_path, init,

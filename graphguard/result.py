@@ -5,6 +5,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+#: The change kind (and code) of a file whose new version does not parse (sigdiff.ChangeKind.SYNTAX_ERROR).
+SYNTAX_ERROR = "syntax-error"
+
 #: Change codes that never break a caller on their own.
 INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
 

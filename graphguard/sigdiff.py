@@ -25,6 +25,11 @@ class ChangeKind(enum.Enum):
     RENAMED = "renamed"
     MOVED = "moved"
     SIGNATURE = "signature"
+    SYNTAX_ERROR = "syntax-error"  # the new version does not parse: its importers fail (blocks unless block_on drops it)
+
+
+#: The code of every definition of a file whose old version did not parse: its old signature is unknown.
+OLD_UNPARSABLE = "old-version-unparsable"
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 def test_defaults_without_configuration(tmp_path: Path) -> None:
     c = load(str(tmp_path))
-    assert fields(c) == ((), (), (), DEFAULT_TESTS, (), False)
+    assert fields(c) == (("syntax-error",), (), (), DEFAULT_TESTS, (), False)
 
 
 def test_pyproject_without_a_graphguard_table_is_the_defaults(tmp_path: Path) -> None:

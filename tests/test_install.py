@@ -16,7 +16,7 @@ import pytest
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
 from tests.helpers import BREAK, FIX, GitRepo, LIB, Result, run_git, stored_meta
 
-HOOKS = ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+HOOKS = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
 
 Run = Callable[..., Result]
@@ -221,6 +221,22 @@ def test_failing_existing_pre_commit_hook_stops_the_commit(make_repo: Callable[.
     assert proc.returncode != 0
     assert "legacy says no" in proc.stdout
     assert "graphguard: pass" not in proc.stdout  # graphguard's check did not even run
+    assert repo.head == before
+
+
+def test_failing_existing_pre_merge_commit_hook_stops_the_merge(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(LIB)
+    foreign_hook(hooks_dir(repo) / "pre-merge-commit", "echo legacy merge check says no\nexit 3")
+    assert graphguard(repo, "install").code == 0
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.commit("topic", {"pkg/other.py": "def o():\n    return 0\n"})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"pkg/more.py": "def m():\n    return 1\n"})
+    before = repo.head
+    proc = run_git(repo, "merge", "--no-edit", "topic")
+    assert proc.returncode != 0
+    assert "legacy merge check says no" in proc.stdout
+    assert "graphguard: pass" not in proc.stdout
     assert repo.head == before
 
 

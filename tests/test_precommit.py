@@ -104,7 +104,7 @@ def test_manifest_is_valid_for_pre_commit() -> None:
     hooks = {h["id"]: h for h in load_manifest(str(PROJECT / ".pre-commit-hooks.yaml"))}
     check, refresh = hooks["graphguard"], hooks["graphguard-refresh"]
     assert check["entry"] == "graphguard check --staged"
-    assert check["stages"] == ["pre-commit"]
+    assert check["stages"] == ["pre-commit", "pre-merge-commit"]
     # deletions pass no file names: the check must run anyway, on the whole staged change
     assert check["always_run"] and not check["pass_filenames"] and check["require_serial"]
     assert check["verbose"]

@@ -16,6 +16,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphguard import git, output
 from graphguard.config import Config
@@ -25,7 +26,20 @@ from graphguard.graph import CodeGraph
 from graphguard.model import DefKind, FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import Repo, ensure_current, open_repo
-from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact, TestHit
+from graphguard.result import (
+    SYNTAX_ERROR,
+    CallerImpact,
+    CheckResult,
+    FileWarning,
+    Status,
+    SymbolImpact,
+    TestHit,
+)
+
+if TYPE_CHECKING:
+    from graphguard import impact
+    from graphguard.indexer import Indexer
+    from graphguard.resolve import Resolver, Site
 
 
 @dataclass
@@ -124,15 +138,80 @@ def check(
         result = CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
         return _finish(result, fmt, t0)
     config = load_config(root)
+    if base is None:
+        _refuse_conflicts(root, config)
     old_rev, new_rev, compared, notes = _select(repo, head_commit, staged, worktree, base, head)
     ensure_current(repo, config=config)
     result = CheckResult(base=old_rev, head=new_rev, compared=compared, notes=notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    changes = [c for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
-    result.files_changed = len(changes)
-    if changes:
-        _assess(repo, config, old_rev, new_rev, [c.path for c in changes], result)
+    paths = _changed(root, config, old_rev, new_rev)
+    if paths:
+        _assess(repo, config, old_rev, new_rev, paths, result)
+    # A merge is decided against each parent: a caller that one side added and the
+    # other side's change breaks is new relative to the first parent and to the second
+    # only in the merge result. Each comparison reports the breaks relative to its parent.
+    others = _other_parents(root, old_rev, new_rev, compared)
+    seen = set(paths)
+    for parent in others:
+        other = CheckResult(base=parent, head=new_rev, compared=compared)
+        other_paths = _changed(root, config, parent, new_rev)
+        seen.update(other_paths)
+        if other_paths:
+            _assess(repo, config, parent, new_rev, other_paths, other)
+        _union(result, other)
+    if others:
+        result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [old_rev, *others]) + ")")
+    result.files_changed = len(seen)
     return _finish(result, fmt, t0)
+
+
+def _refuse_conflicts(root: str, config: Config) -> None:
+    """An unresolved conflict has no staged version to check (git shows the file as gone from the index)."""
+    paths = [p for p in git.unmerged_paths(root) if is_python(p) and not config.is_excluded(p)]
+    if paths:
+        which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
+        listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
+        raise GraphguardError(f"{which} in conflict{listed}: resolve, `git add`, then check again")
+
+
+def _changed(root: str, config: Config, old_rev: str, new_rev: str) -> list[str]:
+    """The Python files that differ between two revisions and are not excluded."""
+    return [c.path for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+
+
+def _other_parents(root: str, old_rev: str, new_rev: str, compared: str) -> list[str]:
+    """The parents of a merge other than the one compared already: none for an ordinary change."""
+    if compared == "commits":
+        heads = git.parents(root, new_rev)
+        heads = heads if len(heads) > 1 else []
+    else:  # staged or worktree: during `git merge` (its pre-merge-commit hook) or after --no-commit
+        heads = git.merge_heads(root)
+    return [p for p in dict.fromkeys(heads) if p != old_rev]
+
+
+def _caller_key(c: CallerImpact) -> tuple[str, int, int, str, str]:
+    return (c.path, c.line, c.end_line, c.caller, c.kind)
+
+
+def _union(into: CheckResult, other: CheckResult) -> None:
+    """Add another parent's findings; the same change's callers and warnings are counted once."""
+    # One entry per symbol and new signature: `before` (and so some codes) differ by parent.
+    where = {(c.symbol, c.path, c.change, c.after): i for i, c in enumerate(into.changes)}
+    for ch in other.changes:
+        i = where.get((ch.symbol, ch.path, ch.change, ch.after))
+        if i is None:
+            where[(ch.symbol, ch.path, ch.change, ch.after)] = len(into.changes)
+            into.changes.append(ch)
+            continue
+        have = into.changes[i]
+        known = {_caller_key(c) for c in have.callers}
+        extra = tuple(c for c in ch.callers if _caller_key(c) not in known)
+        callers = tuple(sorted(have.callers + extra, key=lambda c: (c.status.value != "broken", c.path, c.line)))
+        into.changes[i] = dataclasses.replace(
+            have, callers=callers, breaking=tuple(dict.fromkeys(have.breaking + ch.breaking)),
+            tests=have.tests + tuple(t for t in ch.tests if t not in have.tests))
+    into.warnings += [w for w in other.warnings if w not in into.warnings]
+    into.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
 
 
 def _finish(result: CheckResult, fmt: str, t0: float) -> int:
@@ -193,6 +272,14 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     # Module names depend only on the set of paths: most changes add or remove no file.
     new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
 
+    stored_cache: list[dict[str, str]] = []
+
+    def stored_files() -> dict[str, str]:
+        """path -> blob of the stored graph (read once, when the old side is another commit)."""
+        if not stored_cache:
+            stored_cache.append(dict(store.graph.execute("SELECT path, blob FROM files").fetchall()))
+        return stored_cache[0]
+
     def cached(path: str, entries: dict[str, str]) -> FileFacts | None:
         sha = entries.get(path)
         return indexer.facts(sha) if sha else None
@@ -210,10 +297,20 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     resolved_new: dict[str, FileResolution] = {}  # unchanged files re-read against the new version, once each
 
     result.changes += _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_facts, new_resolver)
+    # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
+    # (Files tree-sitter skipped as too large or too nested are not parsed again; binary ones are.)
+    readable = [p for p in sorted(new.data) if new_facts[p].parsed or b"\0" in new.data[p]]
+    unparsable = {p: err for p in readable if (err := _syntax_error(new.data[p])) is not None}
+    for p, (line, why) in unparsable.items():
+        warnings.append(FileWarning(p, f"{why} (line {line}); file not checked"))
+        if SYNTAX_ERROR in config.block_on:
+            result.changes.append(_syntax_impact(graph, config, p, line, why, new_map.primary.get(p) or old_map.primary.get(p, p),
+                                                 new_facts, new_resolver, set(paths)))
     # A file whose definitions' headers, decorators and class-level fields are as they
     # were changed only bodies: no interface change, and libcst (slow to import and to
     # run) is not needed for it.
-    shaped = [p for p in sorted(paths) if _shape(old_loader(p) if p in old.data else None) != _shape(new_facts.get(p))]
+    shaped = [p for p in sorted(paths) if p not in unparsable
+              and _shape(old_loader(p) if p in old.data else None) != _shape(new_facts.get(p))]
     if not shaped:
         return
     from graphguard import impact, sigdiff, signature
@@ -234,9 +331,17 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
     # Changed symbols, per file, then moves across files.
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
     gained: list[tuple[str, signature.Signature]] = []
+    unknown_before: set[str] = set()  # the old version did not parse: every definition is compared with its uses
     for path in shaped:
         before, after = sigs(old, path, "old"), sigs(new, path, "new")
-        if before is None or after is None:
+        if after is None:
+            continue
+        if before is None:
+            warnings.append(FileWarning(path, f"its version in {old_rev[:12]} does not parse: its interface there is unknown;"
+                                        " every use was checked against the new signatures"))
+            unknown_before.add(path)
+            per_file += [(path, sigdiff.SymbolChange(q, sigdiff.ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
+                         for q, sig in sorted(after.defs.items())]
             continue
         per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
         gained += [(path, sig) for sig in sigdiff.added(before, after)]
@@ -252,8 +357,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         if p not in old_map.primary and p not in new_map.primary:
             continue
         hybrid_map = old_map if p in old_map.primary else ModuleMap.build([*old_entries, p])
-        loader: Callable[[str], FileFacts | None] = (lambda q, p=p: _with_old_definitions(new_facts[p], old_loader(p)) if q == p else old_loader(q))
-        fresh_old[p] = Resolver(hybrid_map, loader).resolve_file(p)
+        fresh_old[p] = Resolver(hybrid_map, _hybrid_loader(p, new_facts[p], old_loader)).resolve_file(p)
 
     changed_paths = set(paths)
     for path, ch in symbol_changes:
@@ -271,7 +375,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         ctx = impact.ChangeContext(ch.change.value, qual, new_q, tuple(ch.breaking), after_sig, is_method, class_name)
         found: dict[tuple[str, int, int, str], impact.Found] = {}
 
-        def add(f: impact.Found) -> None:
+        def add(f: impact.Found, found: dict[tuple[str, int, int, str], impact.Found] = found) -> None:
             key = (f.path, f.line, f.col, f.kind)
             if key not in found or f.reaches_new and not found[key].reaches_new:
                 found[key] = f
@@ -287,14 +391,16 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
                                  by_name if u.resolution == "by-name" else u.resolution,
                                  CallShape(u.n_positional, u.keywords, u.has_star, u.has_starstar),
                                  reaches_new=ch.change.value == "signature", via="init" if u.via_init else "self"))
+            for f in _limited_uses(graph, qual, changed_paths, reaches_new=ch.change.value == "signature"):
+                add(f)
         else:
             resolver = Resolver(old_map, old_loader)
-            for p in _candidates(graph, qual, changed_paths):
+            for p in _candidates(graph, qual, changed_paths) + _unstored_candidates(indexer, old_entries, stored_files(), qual, changed_paths):
                 if p not in old_map.primary:
                     continue
                 for s in resolver.resolve_file(p).sites:
-                    if qual in (s.target, s.init_target):
-                        add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.target != qual))
+                    if qual in (s.target, s.init_target) or _limited(s, qual):
+                        add(_found(p, s, reaches_new=ch.change.value == "signature", init=s.init_target == qual))
             if stored_head == new_rev:  # CI: the graph describes the head, where unchanged files read the same
                 for u in graph.uses_of(qual):  # method calls on receivers typed by name only, as the hook sees them
                     if u.resolution == "by-name" and u.path not in changed_paths:
@@ -304,13 +410,13 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         # Changed files: their new version, resolved against the old and against the new repository.
         for p, fr in fresh_old.items():
             for s in fr.sites:
-                if qual in (s.target, s.init_target):
-                    add(_found(p, s, reaches_new=False, init=s.target != qual))
+                if qual in (s.target, s.init_target) or _limited(s, qual):
+                    add(_found(p, s, reaches_new=False, init=s.init_target == qual))
         if new_q is not None:
             for p, fr in fresh_new.items():
                 for s in fr.sites:
-                    if new_q in (s.target, s.init_target):
-                        add(_found(p, s, reaches_new=True, init=s.target != new_q))
+                    if new_q in (s.target, s.init_target) or _limited(s, new_q):
+                        add(_found(p, s, reaches_new=True, init=s.init_target == new_q))
             # Unchanged files reach the new definition when their names lead there now: a
             # re-export left behind by a move, an alias kept by a rename, a factory's return type.
             if ch.change.value != "signature":
@@ -344,6 +450,8 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         where = ch.new_module if ch.change.value == "moved" and ch.new_module is not None else path
         marker_side = new if after_sig is not None and where in new.data else old
         ignored = ignored_codes(marker_side.data.get(where, b""), line)
+        if path in unknown_before and all(c.status is Status.OK for c in callers):
+            continue  # the new signature binds every use: only the warning says the old one is unknown
         result.changes.append(
             SymbolImpact(
                 symbol=qual,
@@ -360,6 +468,65 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             )
         )
     result.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _syntax_error(data: bytes) -> tuple[int, str] | None:
+    """(line, why) when the bytes are not Python; None when they parse, or when that cannot be told.
+
+    Python's own parser answers fast; a failure is confirmed by libcst, so that syntax
+    newer than the running interpreter is not taken for an error.
+    """
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(data)
+        return None
+    except SyntaxError as e:
+        line, why = e.lineno or 1, f"syntax error: {e.msg}"
+    except ValueError as e:  # a NUL byte (Python < 3.12)
+        line, why = 1, f"syntax error: {e}"
+    except (RecursionError, MemoryError):
+        return None  # too deeply nested to tell: libcst's warning says so
+    from graphguard import signature
+
+    try:
+        signature.extract(data)
+        return None
+    except signature.SignatureParseError as e:
+        if not str(e).startswith("syntax error"):
+            return None
+    for i, text in enumerate(data.splitlines(), 1):
+        if text.startswith((b"<<<<<<< ", b">>>>>>> ")) or text in (b"<<<<<<<", b">>>>>>>", b"======="):
+            return i, "merge conflict markers"
+    if b"\0" in data:
+        return data[: data.index(b"\0")].count(b"\n") + 1, "a NUL byte: not Python source"
+    return line, why
+
+
+def _syntax_impact(graph: CodeGraph, config: Config, path: str, line: int, why: str, module: str,
+                   new_facts: dict[str, FileFacts], new_resolver: Resolver, changed: set[str]) -> SymbolImpact:
+    """A file that does not parse, as a change that blocks (block_on "syntax-error"), with its importers."""
+    reason = f"imports {module}, which does not parse: {why} (line {line})"
+    callers = [
+        CallerImpact(q, q_line, q_line, graph_module, Status.BROKEN, reason, "import")
+        for q, q_line, graph_module in graph.db.execute(
+            "SELECT f.path, min(i.line), f.module FROM imports i JOIN files f ON f.id = i.file_id JOIN files t ON t.id = i.target_file"
+            " WHERE t.path = ? GROUP BY f.path", (path,))
+        if q not in changed and not config.is_generated(q)
+    ]
+    for q in sorted(changed - {path}):
+        facts = new_facts.get(q)
+        for imp in facts.imports if facts is not None and q in new_resolver.modmap.primary else ():
+            absolute = new_resolver.absolute(imp, q)
+            if module in (absolute, f"{absolute}.{imp.name}"):
+                callers.append(CallerImpact(q, imp.line, imp.end_line, new_resolver.modmap.primary[q], Status.BROKEN, reason, "import"))
+                break
+    callers.sort(key=lambda c: (c.path, c.line))
+    return SymbolImpact(symbol=module, path=path, line=line, change=SYNTAX_ERROR, breaking=(SYNTAX_ERROR,), before=None, after=None,
+                        callers=tuple(callers), tests=tuple(_tests(graph, config, callers)))
 
 
 def _inherited_now(resolver, modmap: ModuleMap, path: str, local: str) -> str | None:  # type: ignore[no-untyped-def]
@@ -380,6 +547,13 @@ def _inherited_now(resolver, modmap: ModuleMap, path: str, local: str) -> str | 
             if isinstance(found, Sym):
                 return found.qualname
     return None
+
+
+def _hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
+    """The old repository, with `path` in its new version (and the definitions it dropped)."""
+    def load(q: str) -> FileFacts | None:
+        return _with_old_definitions(new, old_loader(path)) if q == path else old_loader(q)
+    return load
 
 
 def _with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
@@ -459,7 +633,7 @@ def _lost_reexports(graph, config, paths, old, new, old_map, old_loader, new_fac
     return out
 
 
-def _on_class(resolver, f):  # type: ignore[no-untyped-def]
+def _on_class(resolver: Resolver, f: impact.Found) -> impact.Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.model import DefKind
     from graphguard.resolve import Sym
@@ -483,6 +657,29 @@ def _found(path: str, s, *, reaches_new: bool, init: bool):  # type: ignore[no-u
                         via="init" if init else "self")
 
 
+_LIMITED = ("too-deep", "too-long")  # model.Resolution members for a resolution a limit stopped
+
+
+def _limited(site: Site, qualname: str) -> bool:
+    """A call whose resolution stopped at a limit, by the name it calls: it may reach `qualname`."""
+    return site.kind == "call" and site.resolution.value in _LIMITED and site.name == qualname.rsplit(".", 1)[-1]
+
+
+def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches_new: bool) -> list[impact.Found]:
+    """Stored calls of `qualname`'s name whose resolution a limit stopped: undecided, never left out."""
+    from graphguard import impact
+    from graphguard.binding import CallShape
+
+    rows = graph.db.execute(
+        "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
+        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call' AND s.resolution IN (?, ?)",
+        (qualname.rsplit(".", 1)[-1], *_LIMITED),
+    )
+    return [impact.Found(path, line, end_line, col, scope, "call", text, resolution,
+                         CallShape(n_pos, tuple(k for k in kws.split(",") if k), bool(star), bool(starstar)), reaches_new)
+            for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
+
+
 def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]:
     """Files that may use `qualname`: those naming it, and importers of its module's file."""
     name = qualname.rsplit(".", 1)[-1]
@@ -490,6 +687,27 @@ def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]
     rows = {p for (p,) in db.execute("SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))}
     rows |= {p for (p,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = ?", (name,))}
     return sorted(rows - changed)
+
+
+def _unstored_candidates(indexer: Indexer, old_entries: dict[str, str], stored: dict[str, str], qualname: str, changed: set[str]) -> list[str]:
+    """Files of the old side that the stored graph does not describe (another branch's, during a
+    merge) and that name `qualname`'s last part: the graph's own candidates miss them."""
+    name = qualname.rsplit(".", 1)[-1]
+    out = []
+    for path, blob in sorted(old_entries.items()):
+        if path in changed or stored.get(path) == blob:
+            continue
+        facts = indexer.facts(blob)
+        if facts is not None and _names(facts, name):
+            out.append(path)
+    return out
+
+
+def _names(facts: FileFacts, name: str) -> bool:
+    """Does the file mention `name` in a call, an import, a reference or a binding?"""
+    return (any(c.name == name for c in facts.calls) or any(i.name == name or name in i.module.split(".") for i in facts.imports)
+            or any(r.target.rsplit(".", 1)[-1] == name for r in facts.references)
+            or any(b.value.rsplit(".", 1)[-1].removesuffix("()") == name for b in facts.bindings))
 
 
 _IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")

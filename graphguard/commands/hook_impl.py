@@ -1,6 +1,7 @@
 """`graphguard hook-impl --hook-type T -- ARGS`: what the native hook scripts run.
 
-pre-commit checks the staged changes; the post-* hooks refresh the graph and
+pre-commit and pre-merge-commit check the staged changes (a merge against each
+parent: check finds MERGE_HEAD); the post-* hooks refresh the graph and
 never fail the git operation that ran them.
 """
 
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 
 
 def hook_impl(repo_path: str, hook_type: str, args: Sequence[str]) -> int:
-    if hook_type == "pre-commit":
+    if hook_type in ("pre-commit", "pre-merge-commit"):
         from graphguard.commands.check import check
 
         return check(repo_path, staged=True)

@@ -10,7 +10,7 @@ from importlib import resources
 from graphguard import git, output
 from graphguard.errors import GraphguardError
 
-HOOK_TYPES = ("pre-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+HOOK_TYPES = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 MARKER = "# graphguard-hook"
 LEGACY_SUFFIX = ".graphguard-legacy"
 
