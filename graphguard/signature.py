@@ -21,6 +21,8 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from graphguard.languages import MAX_BYTES, encoding
+
 DefKind = Literal["function", "method", "class"]
 
 #: CPython's tokenizer refuses more nested brackets than this (MAXLEVEL); LibCST's native
@@ -122,6 +124,12 @@ _NO_CONSTRUCTOR = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.
 
 def extract(source: bytes | str) -> ModuleSignatures:
     """The interface of the module whose source is given; raises SignatureParseError."""
+    if len(source) > MAX_BYTES:  # LibCST takes minutes and gigabytes on a 5 MB file
+        raise SignatureParseError(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit")
+    if isinstance(source, bytes):
+        # Decoded here, as the tree-sitter side does: LibCST would look up whatever codec the
+        # file declares (rot13, bz2, 'undefined') and raise from inside the codec machinery.
+        source = encoding.to_text(source)[0]
     if _bracket_depth(source) > MAX_NESTING:
         raise SignatureParseError("too deeply nested to parse")
     return _on_large_stack(_extract, source)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from graphguard.languages import treesitter
+from graphguard.languages import MAX_BYTES, encoding, treesitter
 from graphguard.model import (
     Binding,
     BindKind,
@@ -27,14 +27,18 @@ from graphguard.model import (
     RefKind,
 )
 
-#: Files above this size are generated or vendored data, not code anyone calls into.
-MAX_BYTES = 2_000_000
+#: Query matches start no deeper in the tree than this; deeper code gets a warning.
+MAX_DEPTH = 1024
 #: Longer name chains keep their last parts and a "?" root.
 MAX_CHAIN = 32
 
 _SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _COMMENT_LINE = re.compile(rb"^[ \t\f]*#[^\r\n]*", re.MULTILINE)
+#: Nodes in which a blanked comment line would have been text.
+_STRING_NODES = frozenset({"string", "string_content", "string_start", "string_end", "interpolation", "format_specifier", "escape_sequence", "concatenated_string"})
+_COMMENT_OR_QUOTE = re.compile(rb"""#[^\r\n]*|(\"\"\"|'''|"|')""")
+#: The rest of a one-line string: up to its closing quote or an unescaped line end.
+_SINGLE_QUOTED = {q: re.compile(rb"(?:[^%s\\\r\n]|\\(?:\r\n|[\s\S]))*%s?" % (q, q)) for q in (b'"', b"'")}
 _PARTIAL = {"partial", "functools.partial"}
 _TYPE_CHECKING = {b"TYPE_CHECKING", b"typing.TYPE_CHECKING", b"t.TYPE_CHECKING"}
 
@@ -67,26 +71,6 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 QUERY = "\n".join(p for _, p in PATTERNS)
 
 
-def decode(source: bytes) -> tuple[bytes, str | None]:
-    """Return UTF-8 bytes for the parser and a warning when the file had to be transcoded."""
-    if source.startswith(b"\xef\xbb\xbf"):
-        return source[3:], None
-    try:
-        source.decode("utf-8")
-        return source, None
-    except UnicodeDecodeError:
-        pass
-    # PEP 263: a coding declaration on one of the first two lines.
-    for line in source.split(b"\n", 2)[:2]:
-        m = _CODING.match(line)
-        if m:
-            try:
-                return source.decode(m.group(1).decode("ascii")).encode("utf-8"), None
-            except (LookupError, UnicodeDecodeError):
-                break
-    return source.decode("utf-8", "replace").encode("utf-8"), "not valid UTF-8 and no usable coding declaration; undecodable bytes replaced"
-
-
 def skipped(reason: str) -> FileFacts:
     return FileFacts(warnings=(reason,), parsed=False)
 
@@ -96,21 +80,82 @@ def parse(source: bytes) -> FileFacts:
         return skipped("binary file; not parsed")
     if len(source) > MAX_BYTES:
         return skipped(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
-    source, warning = decode(source)
-    # Comment-only lines become spaces (same bytes, same offsets): tree-sitter-python's
-    # scanner is quadratic in a run of comment lines after a statement (20 000 lines: 10 s).
-    source = _COMMENT_LINE.sub(lambda m: b" " * len(m.group()), source)
-    tree = treesitter.parse(source)
+    source, warning = encoding.to_utf8(source)
+    tree = _parse(source)
     grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in PATTERNS}
-    for index, caps in treesitter.matches(QUERY, tree.root_node):
+    # Query matching costs time in proportion to the nesting depth for every node (8,000
+    # nested calls: a minute): matches start no deeper than MAX_DEPTH, and deeper code says so.
+    for index, caps in treesitter.matches(QUERY, tree.root_node, max_start_depth=MAX_DEPTH):
         grouped[PATTERNS[index][0]].append({name: nodes[0] for name, nodes in caps.items()})
     facts = _Extractor(grouped).facts()
     warnings: list[str] = []
     if warning:
         warnings.append(warning)
+    if treesitter.deeper_than(tree.root_node, MAX_DEPTH):
+        warnings.append(f"nested more than {MAX_DEPTH} levels deep; facts are partial")
     if tree.root_node.has_error:
         warnings.append(f"syntax error at line {_first_error_line(tree.root_node)}; facts are partial")
     return dataclasses.replace(facts, warnings=tuple(warnings))
+
+
+def _parse(source: bytes) -> Any:
+    """The tree of `source`, parsed with its comment-only lines blanked (same offsets).
+
+    tree-sitter-python's scanner is quadratic in a run of comment lines after a statement
+    (20,000 lines: 15 s), while blank lines cost nothing. A line that starts with `#` inside
+    a string (`    #12207\"\"\"` in a docstring) is text, not a comment: `_comment_lines`
+    skips strings, and the tree of the blanked text is checked too. Up to the first wrongly
+    blanked line both texts read the same, so that line lands in a string (or the text no
+    longer parses): then the text is parsed as it is, which is exact, only slower.
+    """
+    comments = _comment_lines(source)
+    if not comments:
+        return treesitter.parse(source)
+    blanked = bytearray(source)
+    for start, end in comments:
+        blanked[start:end] = b" " * (end - start)
+    tree = treesitter.parse(bytes(blanked))
+    root = tree.root_node
+    if root.has_error or any(_in_string(root, start, end) for start, end in comments):
+        return treesitter.parse(source)
+    return tree
+
+
+def _comment_lines(source: bytes) -> list[tuple[int, int]]:
+    """Spans of the comments that start their line, strings skipped."""
+    if _COMMENT_LINE.search(source) is None:
+        return []
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _COMMENT_OR_QUOTE.search(source, pos)) is not None:
+        quote = m.group(1)
+        if quote is None:
+            line_start = source.rfind(b"\n", 0, m.start()) + 1
+            if not source[line_start:m.start()].strip(b" \t\f"):
+                out.append((line_start, m.end()))
+            pos = m.end()
+        elif len(quote) == 3:
+            pos = _triple_end(source, m.end(), quote)
+        else:
+            pos = _SINGLE_QUOTED[quote].match(source, m.end()).end()  # type: ignore[union-attr]
+    return out
+
+
+def _triple_end(source: bytes, pos: int, quote: bytes) -> int:
+    """Where a triple-quoted string that opened before `pos` ends (a backslash escapes a quote)."""
+    while (end := source.find(quote, pos)) >= 0:
+        first = end
+        while first > pos and source[first - 1] == 0x5C:  # a backslash
+            first -= 1
+        if (end - first) % 2 == 0:
+            return end + 3
+        pos = end + 1
+    return len(source)
+
+
+def _in_string(root: Any, start: int, end: int) -> bool:
+    node = root.named_descendant_for_byte_range(start, end)
+    return node is not None and node.type in _STRING_NODES
 
 
 def _first_error_line(root: Any) -> int:
