@@ -33,8 +33,7 @@ def declared(source: bytes) -> str | None:
 
 def to_text(source: bytes) -> tuple[str, str | None]:
     """The file's text and a warning when it could not be read as it declares."""
-    if source.startswith(_BOM):
-        source = source[len(_BOM):]
+    source = source.removeprefix(_BOM)
     name = declared(source)
     if name is None or name.lower().replace("_", "-") in _UTF8:
         return _utf8(source, "not valid UTF-8")
