@@ -75,6 +75,13 @@ def _select(repo: Repo, head: str | None, staged: bool, worktree: bool, base: st
 
 def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Version:
     version = Version(rev)
+    # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
+    unnamed = [p for p in paths if not _is_utf8(p)]
+    for path in unnamed:
+        warning = FileWarning(path, "file name is not valid UTF-8; not checked")
+        if warning not in warnings:  # once for both sides
+            warnings.append(warning)
+    paths = [p for p in paths if p not in unnamed]
     if rev == git.WORKTREE:
         for path in paths:
             data = _read_regular_file(root, path)
@@ -101,6 +108,14 @@ def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) ->
             src = next(p for p, s in version.blobs.items() if s == e.sha)
             version.data[path], version.blobs[path] = version.data[src], e.sha
     return version
+
+
+def _is_utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _read_regular_file(root: str, path: str) -> bytes | str | None:
