@@ -81,7 +81,7 @@ def parse(source: bytes) -> FileFacts:
     if len(source) > MAX_BYTES:
         return skipped(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
     source, warning = encoding.to_utf8(source)
-    tree = _parse(source)
+    tree = parse_tree(source)
     grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in PATTERNS}
     # Query matching costs time in proportion to the nesting depth for every node (8,000
     # nested calls: a minute): matches start no deeper than MAX_DEPTH, and deeper code says so.
@@ -98,7 +98,7 @@ def parse(source: bytes) -> FileFacts:
     return dataclasses.replace(facts, warnings=tuple(warnings))
 
 
-def _parse(source: bytes) -> Any:
+def parse_tree(source: bytes) -> Any:
     """The tree of `source`, parsed with its comment-only lines blanked (same offsets).
 
     tree-sitter-python's scanner is quadratic in a run of comment lines after a statement
