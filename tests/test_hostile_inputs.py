@@ -143,6 +143,15 @@ def test_deeply_nested_code_is_indexed_and_checked_with_a_warning(make_repo: Rep
     assert _broken(r) == {"pkg/use.py"}
 
 
+def test_a_big_deeply_nested_file_is_matched_within_a_budget(make_repo: RepoFactory, graphguard: Run) -> None:
+    line = "f(" * 120 + ")" * 120 + "\n"  # 241 levels deep, 4 nodes a call
+    repo = make_repo({**LIB, "pkg/gen.py": line * 1600})
+    assert graphguard(repo, "index").code == 0
+    stats = graphguard(repo, "stats").out
+    depth = int(stats.split("pkg/gen.py: nested more than ", 1)[1].split(" ", 1)[0])
+    assert 64 <= depth < 241  # the deeper calls are left out: facts are partial, and said to be
+
+
 def test_a_changed_file_over_the_size_limit_never_reaches_libcst(make_repo: RepoFactory, graphguard: Run) -> None:
     repo = make_repo(LIB)
     big = "def f(a):\n    return a\n\n\n" + "".join(f"def g{i}(a, b):\n    return a + b\n\n\n" for i in range(75_000))

@@ -159,12 +159,13 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 def _read_checked_path(root: str, folders: list[str], name: str, flags: int) -> bytes | str | None:
     full = root
-    for part in [*folders, name]:
+    parts = [*folders, name]
+    for i, part in enumerate(parts):
         full = os.path.join(full, part)
         if not os.path.lexists(full):
             return None
         if os.path.islink(full):
-            return "symlink" if part is name else "reached through a symlink in its path"
+            return "symlink" if i == len(parts) - 1 else "reached through a symlink in its path"
     try:
         fd = os.open(full, flags)
     except OSError as e:
