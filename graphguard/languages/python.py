@@ -204,15 +204,18 @@ def _first_error_line(root: Any) -> int:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
+    text: bytes = node.text
+    return text.decode("utf-8", "replace")
 
 
 def chain(node: Any) -> str:
     """Name chain of an expression: `a.b(x).c` -> "a.b().c"; unnameable parts -> "?"."""
     # Short texts only: in a generated `a.b().b()...` every call's callee is the whole
     # prefix, so copying texts or walking whole chains would be quadratic.
-    if node.end_byte - node.start_byte <= 256 and _SIMPLE_CHAIN.fullmatch(node.text):
-        return node.text.decode()
+    if node.end_byte - node.start_byte <= 256:
+        text: bytes = node.text
+        if _SIMPLE_CHAIN.fullmatch(text):
+            return text.decode()
     parts: list[str] = []
     called = False
     while True:
