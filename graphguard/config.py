@@ -6,13 +6,17 @@ Every field error is reported at once, in one line naming the keys.
 from __future__ import annotations
 
 import os
-import re
+import stat
 import sys
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
+import pathspec
+
+from graphguard import output
 from graphguard.errors import GraphguardError
+from graphguard.result import block_on_values
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,32 +26,26 @@ else:  # pragma: no cover
 DEFAULT_TESTS = ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**")
 
 
-def glob_regex(pattern: str) -> str:
-    """A path glob as a regex: `**` spans folders, `*` and `?` stay inside one."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
-        i += 1
-    return "".join(out)
-
-
 class Globs:
+    """Path globs with git's wildmatch rules: `**` spans folders, `*` and `?` stay inside one.
+
+    Each pattern is anchored at the repository root (`*.py` is a top-level file), as a
+    leading `/` does in .gitignore. pathspec matches in linear time; a hand-made regex
+    with one `.*` per `**` backtracked exponentially on deep paths.
+    """
+
     def __init__(self, patterns: tuple[str, ...]):
         self.patterns = patterns
-        self._re = re.compile("|".join(f"(?:{glob_regex(p)})" for p in patterns)) if patterns else None
+        self._spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in patterns]) if patterns else None
 
     def __call__(self, path: str) -> bool:
-        return bool(self._re and self._re.fullmatch(path))
+        return self._spec is not None and self._spec.match_file(path)
+
+
+def _anchored(pattern: str) -> str:
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    return ("!" if negated else "") + "/" + body.lstrip("/")
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,8 @@ def parse(table: dict[str, Any], source: str) -> Config:
                 errors.append(f"'{key}' must be a list of strings")
             else:
                 values[name] = tuple(value)
+                if name == "block_on":
+                    errors += _unknown_block_on(key, value)
         elif name == "fail_on_unknown" and not isinstance(value, bool):
             errors.append(f"'{key}' must be true or false")
         else:
@@ -106,24 +106,61 @@ def parse(table: dict[str, Any], source: str) -> Config:
     return Config(**values, source=source)
 
 
+def _unknown_block_on(key: str, values: list[str]) -> list[str]:
+    known = block_on_values()
+    unknown = [v for v in values if v.split(":", 1)[0] not in known]
+    if not unknown:
+        return []
+    return [f"'{key}' has unknown {', '.join(repr(v) for v in unknown)} (known: {', '.join(sorted(known))})"]
+
+
 def load(root: str) -> Config:
     """The repository's configuration: `.graphguard.toml`, else `[tool.graphguard]` in pyproject.toml."""
-    for name, table_of in ((".graphguard.toml", lambda d: d), ("pyproject.toml", lambda d: d.get("tool", {}).get("graphguard"))):
-        path = os.path.join(root, name)
-        if not os.path.isfile(path):
+    for name in (".graphguard.toml", "pyproject.toml"):
+        raw = _read_config_file(root, name)
+        if raw is None:
             continue
         try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             if name == "pyproject.toml":
                 # Someone else's broken file must not stop a commit; ours must be right.
                 continue
-            raise GraphguardError(f"{name}: not valid TOML: {e}") from None
-        table = table_of(data)
+            raise GraphguardError(f"{name}: not valid TOML: {str(e).splitlines()[0]}") from None
+        if name == ".graphguard.toml":
+            return parse(data, name)
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise GraphguardError(f"{name}: 'tool' must be a table")
+        table = tool.get("graphguard")
         if table is None:
             continue
         if not isinstance(table, dict):
             raise GraphguardError(f"{name}: [tool.graphguard] must be a table")
-        return parse(table, f"{name} [tool.graphguard]" if name == "pyproject.toml" else name)
+        return parse(table, f"{name} [tool.graphguard]")
     return Config()
+
+
+def _read_config_file(root: str, name: str) -> bytes | None:
+    """The bytes of a configuration file at the root; None when absent or not a regular file.
+
+    A symlink is not followed (it may point outside the repository, whose content is
+    then not the repository's to configure), nor is a FIFO opened (it would block).
+    """
+    path = os.path.join(root, name)
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if not stat.S_ISREG(mode):
+        output.warn(f"{name} is {'a symlink' if stat.S_ISLNK(mode) else 'not a regular file'}; ignored")
+        return None
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise GraphguardError(f"{name}: cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the lstat
+            return None
+        return f.read()

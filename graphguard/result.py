@@ -5,11 +5,33 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-#: The change kind (and code) of a file whose new version does not parse (sigdiff.ChangeKind.SYNTAX_ERROR).
-SYNTAX_ERROR = "syntax-error"
-
 #: Change codes that never break a caller on their own.
 INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
+#: Every change code sigdiff yields, by name (a code is "name" or "name:detail").
+CODES = INFORMATIONAL + (
+    "kind-changed", "constructor-inherited", "constructor-defined", "became-async", "became-sync",
+    "decorator-changed", "param-renamed", "param-removed", "required-param-added", "param-kind-changed",
+    "default-removed", "params-reordered", "param-position-changed", "old-version-unparsable",
+)
+
+
+class ChangeKind(enum.Enum):
+    """What happened to a definition (`SymbolImpact.change`); also a code of its own ("removed", "moved:x")."""
+
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    MOVED = "moved"
+    SIGNATURE = "signature"
+    SYNTAX_ERROR = "syntax-error"  # the new version does not parse: its importers fail (blocks unless block_on drops it)
+
+
+#: The change kind (and code) of a file whose new version does not parse.
+SYNTAX_ERROR = ChangeKind.SYNTAX_ERROR.value
+
+
+def block_on_values() -> frozenset[str]:
+    """What `block_on` may name: a change kind or a code's name (`param-removed`, or `param-removed:at`)."""
+    return frozenset(k.value for k in ChangeKind) | frozenset(CODES)
 
 
 class Status(enum.Enum):

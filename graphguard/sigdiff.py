@@ -11,21 +11,12 @@ only yields nothing. Whether a change breaks a given caller is not decided here:
 
 from __future__ import annotations
 
-import enum
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from graphguard.result import INFORMATIONAL
+from graphguard.result import INFORMATIONAL, ChangeKind
 from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature
-
-
-class ChangeKind(enum.Enum):
-    REMOVED = "removed"
-    RENAMED = "renamed"
-    MOVED = "moved"
-    SIGNATURE = "signature"
-    SYNTAX_ERROR = "syntax-error"  # the new version does not parse: its importers fail (blocks unless block_on drops it)
 
 
 #: The code of every definition of a file whose old version did not parse: its old signature is unknown.

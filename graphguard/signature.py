@@ -21,11 +21,16 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from graphguard.languages import MAX_BYTES, encoding
+
 DefKind = Literal["function", "method", "class"]
 
 #: CPython's tokenizer refuses more nested brackets than this (MAXLEVEL); LibCST's native
 #: parser has no such limit and overflows its stack (a segfault, not an exception) at ~1,500.
 MAX_NESTING = 200
+#: Syntax trees deeper than this (tree-sitter's levels) end in a RecursionError in LibCST
+#: (measured: ~400 levels, whatever the shape), after a time that grows with the cube of the depth.
+MAX_TREE_DEPTH = 512
 #: Parsing and visiting run on a thread with this stack (reserved, not committed), so that
 #: long operator, `elif` and attribute chains raise instead of overflowing the C stack.
 _PARSER_STACK = 256 * 1024 * 1024
@@ -122,9 +127,27 @@ _NO_CONSTRUCTOR = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.
 
 def extract(source: bytes | str) -> ModuleSignatures:
     """The interface of the module whose source is given; raises SignatureParseError."""
-    if _bracket_depth(source) > MAX_NESTING:
+    if len(source) > MAX_BYTES:  # LibCST takes minutes and gigabytes on a 5 MB file
+        raise SignatureParseError(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit")
+    if isinstance(source, bytes):
+        # Decoded here, as the tree-sitter side does: LibCST would look up whatever codec the
+        # file declares (rot13, bz2, 'undefined') and raise from inside the codec machinery.
+        source = encoding.to_text(source)[0]
+    if _bracket_depth(source) > MAX_NESTING or _deeper_than(source, MAX_TREE_DEPTH):
         raise SignatureParseError("too deeply nested to parse")
     return _on_large_stack(_extract, source)
+
+
+def _deeper_than(source: str, depth: int) -> bool:
+    """Is the syntax tree deeper than `depth`? tree-sitter answers in milliseconds.
+
+    Nesting without brackets (`a.b().b()...`, `a + b + ...`) escapes `_bracket_depth`, and
+    LibCST's time grows faster than the square of it: 500 links of a call chain take 2 s
+    and 4,000 take six minutes, only to end in a RecursionError.
+    """
+    from graphguard.languages import python, treesitter
+
+    return treesitter.deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
 
 
 def _extract(source: bytes | str) -> ModuleSignatures:

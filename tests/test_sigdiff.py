@@ -169,3 +169,16 @@ def test_moved_record() -> None:
     assert (change.change, change.new_qualname, change.new_module) == (ChangeKind.MOVED, "f", "pkg.b")
     assert change.after is not None and change.after.line == 3
     assert change.before is not None and change.before.line == 1
+
+
+def test_every_code_sigdiff_can_yield_is_a_valid_block_on_value() -> None:
+    # `block_on` is validated against result.CODES, a list kept by hand: it must not drift from sigdiff.
+    import re
+    from pathlib import Path
+
+    from graphguard import sigdiff
+    from graphguard.result import CODES
+
+    text = Path(sigdiff.__file__).read_text(encoding="utf-8")
+    literals = set(re.findall(r"[\"'{]([a-z]+(?:-[a-z]+)+)[\"':]", text)) - {"param-added"}
+    assert literals and literals <= set(CODES), sorted(literals - set(CODES))

@@ -229,8 +229,8 @@ def test_all_names(source: str, expected: tuple[str, ...] | None) -> None:
         ("x = 1\ny = 2\ndef f(a\n", "syntax error at line 3"),
         ("  x = 1\n", "syntax error at line 1"),
         (b"x = 1\x00\n", "syntax error at line 1"),
-        (b"\xff\xfe x = 1\n", "cannot decode source: invalid or missing encoding declaration"),
-        (b"# -*- coding: bogus -*-\nx = 1\n", "cannot decode source: unknown encoding: bogus"),
+        (b"\xff\xfe x = 1\n", "syntax error at line 1"),  # read as UTF-8, the bytes replaced
+        (b"x = 1\n" * 400_000, "2 MB file; over the 2 MB limit"),
         ("x = " + "(" * 500 + "1" + ")" * 500 + "\n", "too deeply nested to parse"),
         ("x = " + "[" * 5000 + "]" * 5000 + "\n", "too deeply nested to parse"),
         # Deep but bracket-free: LibCST's recursion limit, wrapped in its own exceptions.
@@ -253,6 +253,10 @@ def test_unparseable_source(source: str | bytes, message: str) -> None:
         "x = " + " + ".join(["a"] * 200) + "\ndef f(a): ...\n",
         b"\xef\xbb\xbfdef f(a): ...\r\n",  # BOM, CRLF
         b"# coding: latin-1\nx = '\xe9'\ndef f(a): ...\n",
+        # A declared codec that is no text encoding, or none at all: read as UTF-8.
+        b"# -*- coding: bogus -*-\nx = 1\ndef f(a): ...\n",
+        b"# coding: rot13\ndef f(a): ...\n",
+        b"# coding: undefined\nx = '\xff'\ndef f(a): ...\n",
     ],
 )
 def test_unusual_but_valid_source(source: str | bytes) -> None:

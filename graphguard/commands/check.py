@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,19 +89,21 @@ def _select(repo: Repo, head: str | None, staged: bool, worktree: bool, base: st
 
 def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Version:
     version = Version(rev)
+    # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
+    unnamed = [p for p in paths if not _is_utf8(p)]
+    for path in unnamed:
+        warning = FileWarning(path, "file name is not valid UTF-8; not checked")
+        if warning not in warnings:  # once for both sides
+            warnings.append(warning)
+    paths = [p for p in paths if p not in unnamed]
     if rev == git.WORKTREE:
         for path in paths:
-            full = os.path.join(root, path)
-            if os.path.islink(full):
-                warnings.append(FileWarning(path, "symlink; not checked"))
-                continue
-            try:
-                with open(full, "rb") as f:
-                    data = f.read()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                continue
-            version.data[path] = data
-            version.blobs[path] = git.blob_sha(data)
+            data = _read_regular_file(root, path)
+            if isinstance(data, str):  # why it was not read
+                warnings.append(FileWarning(path, f"{data}; not checked"))
+            elif data is not None:
+                version.data[path] = data
+                version.blobs[path] = git.blob_sha(data)
         return version
     entries = git.blobs_at(root, rev, paths)
     wanted = {}
@@ -119,6 +122,82 @@ def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) ->
             src = next(p for p, s in version.blobs.items() if s == e.sha)
             version.data[path], version.blobs[path] = version.data[src], e.sha
     return version
+
+
+def _is_utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read_regular_file(root: str, path: str) -> bytes | str | None:
+    """A working-tree file's bytes; None when it is not there; else why it was not read.
+
+    Only a regular file is opened (a FIFO would block the read for ever), and no symlink is
+    followed on the way, folders included: `pkg/sub -> /elsewhere` must not make the check
+    read `pkg/sub/x.py` outside the repository (git itself never looks through it).
+    """
+    *folders, name = path.split("/")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if os.open not in os.supports_dir_fd:  # Windows: no openat; check each step, then open
+        return _read_checked_path(root, folders, name, flags)
+    fds = [os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))]
+    try:
+        for folder in folders:
+            try:
+                fds.append(os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fds[-1]))
+            except (FileNotFoundError, NotADirectoryError):
+                return "reached through a symlink in its path" if _is_link(folder, fds[-1]) else None
+            except OSError as e:  # ELOOP: O_NOFOLLOW met a symlink
+                return "reached through a symlink in its path" if _is_link(folder, fds[-1]) else f"not readable ({e.strerror})"
+        try:
+            fds.append(os.open(name, flags, dir_fd=fds[-1]))
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            return "symlink" if _is_link(name, fds[-1]) else f"not readable ({e.strerror})"
+        return _read_fd(fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _read_checked_path(root: str, folders: list[str], name: str, flags: int) -> bytes | str | None:
+    full = root
+    parts = [*folders, name]
+    for i, part in enumerate(parts):
+        full = os.path.join(full, part)
+        if not os.path.lexists(full):
+            return None
+        if os.path.islink(full):
+            return "symlink" if i == len(parts) - 1 else "reached through a symlink in its path"
+    try:
+        fd = os.open(full, flags)
+    except OSError as e:
+        return f"not readable ({e.strerror})"
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes | str | None:
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        return None  # a folder where the file was: it is gone
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    with os.fdopen(os.dup(fd), "rb") as f:
+        return f.read()
 
 
 def check(
@@ -715,7 +794,9 @@ _IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
 
 def ignored_codes(source: bytes, line: int) -> tuple[str, ...]:
     """Codes accepted by `# graphguard: ignore[code, ...]` on a definition's line ("*" for a bare ignore)."""
-    lines = source.splitlines()
+    from graphguard.languages.encoding import to_utf8
+
+    lines = to_utf8(source)[0].splitlines()  # in the file's declared encoding, as the parsers read it
     if not 0 < line <= len(lines):
         return ()
     m = _IGNORE.search(lines[line - 1])

@@ -23,10 +23,14 @@ def _request(limit: int, budget: int | None, depth: int) -> None:
 
 def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int, budget: int | None,
          depth: int, profile: str, fmt: str) -> int:
+    from graphguard.report.printable import printable
     from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
     from graphguard.retrieval.render import RENDERERS
 
     _request(limit, budget, depth)
+    seeds = _named(seeds)
+    if text is not None:
+        text = printable(text)  # words to search for: an undecodable byte matches nothing anyway
     repo = open_repo(repo_path)
     r = ensure_current(repo)
     if r.head is None:
@@ -34,8 +38,21 @@ def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str]
     ensure_indexes(repo.store, repo.root, r.head)
     retriever = Retriever(repo.store.graph, repo.root, r.head, load_config(repo.root))
     result = retriever.run(Request(text=text, seeds=tuple(seeds), limit=limit, budget=budget, depth=depth, profile=profile), command)
-    output.write(RENDERERS[fmt](result))
+    output.write(printable(RENDERERS[fmt](result)))
     return 0
+
+
+def _named(seeds: Sequence[str]) -> list[str]:
+    """Seeds that can name something: a file name that is not UTF-8 is never indexed."""
+    kept = []
+    for s in seeds:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            output.warn(f"{s.encode('utf-8', 'surrogateescape').decode('utf-8', 'replace')!r} is not valid UTF-8; such files are not indexed")
+            continue
+        kept.append(s)
+    return kept
 
 
 def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 8000, depth: int = 1,

@@ -29,7 +29,7 @@ BROKEN, UNKNOWN, CHANGE = "graphguard/broken-caller", "graphguard/unknown-caller
 
 def fingerprint(check: str, path: str, symbol: str, caller: str = "", ordinal: int = 0) -> str:
     key = "\0".join((check, path, symbol, caller, str(ordinal)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()  # a file name's own bytes
 
 
 def _changed(ch: SymbolImpact) -> str:

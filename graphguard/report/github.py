@@ -91,7 +91,9 @@ def step_summary(result: CheckResult, room: int) -> str:
     """The Markdown to append to a step summary that has `room` bytes left ("" when too little)."""
     if room < MIN_SUMMARY_ROOM:
         return ""
-    return markdown.render(result, max_bytes=room)
+    from graphguard.report.printable import one_line, printable
+
+    return printable(markdown.render(one_line(result), max_bytes=room))
 
 
 def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ) -> str | None:

@@ -106,7 +106,8 @@ _RULE_INDEX = {r["id"]: i for i, r in enumerate(RULES)}
 
 
 def _uri(path: str) -> str:
-    return quote(path.replace("\\", "/"), safe="/")
+    # The name's own bytes, percent-encoded: exact even when they are not UTF-8.
+    return quote(path.replace("\\", "/").encode("utf-8", "surrogateescape"), safe="/")
 
 
 def _physical(path: str, line: int, end_line: int | None = None) -> dict[str, Any]:
@@ -123,7 +124,7 @@ def _esc(text: str) -> str:
 
 def fingerprint(rule: str, path: str, symbol: str, caller: str = "", ordinal: int = 0) -> str:
     key = "\0".join((rule, path, symbol, caller, str(ordinal)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()  # a file name's own bytes
 
 
 def _describe(change: SymbolImpact) -> str:

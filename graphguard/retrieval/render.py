@@ -35,9 +35,14 @@ def _fence(text: str) -> str:
     return ticks
 
 
+def _one_line(text: str) -> str:
+    """A file name (or a module named after one) with its line breaks shown as `\\n`."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def render_text(r: ContextResult) -> str:
     budget = f" of {r.budget}" if r.budget is not None else ""
-    what = f"context for {r.query!r}" if r.command == "context" else f"related to {', '.join(r.query)}"
+    what = f"context for {r.query!r}" if r.command == "context" else f"related to {', '.join(_one_line(q) for q in r.query)}"
     lines = [f"# graphguard {what}",
              f"# {len(r.items)} results, {r.tokens}{budget} tokens, profile {r.profile}, HEAD {r.head[:12]}"]
     if r.stale:
@@ -47,7 +52,7 @@ def render_text(r: ContextResult) -> str:
     for i in r.items:
         how = i.via if i.distance == 0 else f"{i.via}, distance {i.distance}"
         lines.append("")
-        lines.append(f"## {i.path}:{i.line}  {i.symbol}  ({i.disclosure}; {how}; score {i.score:.2f})")
+        lines.append(f"## {_one_line(i.path)}:{i.line}  {_one_line(i.symbol)}  ({i.disclosure}; {how}; score {i.score:.2f})")
         if i.disclosure == "reference":
             continue
         fence = _fence(i.text)

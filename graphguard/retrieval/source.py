@@ -46,9 +46,22 @@ def read(root: str, specs: Iterable[str]) -> Batch:
 def at_head(root: str, paths: Iterable[str], rev: str = "HEAD") -> tuple[dict[str, tuple[str, bytes]], list[str]]:
     """path -> (blob sha, content) at `rev`, and the paths that are not there."""
     paths = list(paths)
-    batch = read(root, (f"{rev}:{p}" for p in paths))
+    # `cat-file --batch` takes one `rev:path` per line: a name with a line break is looked up by its blob.
+    odd = [p for p in paths if "\n" in p]
+    batch = read(root, (f"{rev}:{p}" for p in paths if "\n" not in p))
     prefix = len(rev) + 1
-    return {spec[prefix:]: v for spec, v in batch.found.items()}, [spec[prefix:] for spec in batch.missing]
+    found = {spec[prefix:]: v for spec, v in batch.found.items()}
+    missing = [spec[prefix:] for spec in batch.missing]
+    if odd:
+        entries = {p: e for p, e in git.blobs_at(root, rev, odd).items() if p in odd and e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE)}
+        contents = blobs(root, {e.sha for e in entries.values()})
+        for p in odd:
+            sha = entries[p].sha if p in entries else None
+            if sha is not None and sha in contents:
+                found[p] = (sha, contents[sha])
+            else:
+                missing.append(p)
+    return found, missing
 
 
 def blobs(root: str, shas: Iterable[str]) -> dict[str, bytes]:
