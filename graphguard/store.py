@@ -21,6 +21,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from typing import ClassVar
 
 from graphguard.errors import GraphguardError, LockTimeout
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
@@ -139,19 +140,28 @@ def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connecti
 
 
 class Lock:
-    """An advisory file lock with a timeout (fcntl; msvcrt on Windows)."""
+    """An advisory file lock with a timeout (fcntl; msvcrt on Windows).
+
+    The lock belongs to the open file description, which a forked child shares:
+    a parse worker that outlived a killed parent would hold it forever. So every
+    forked child closes its copies at once (see `_forget_in_child`), and a lock
+    whose holder died is free: the kernel drops it with the last descriptor.
+    """
+
+    _held: ClassVar[set[int]] = set()  # descriptors this process holds locked
 
     def __init__(self, path: str):
         self.path = path
         self._fd: int | None = None
 
     def acquire(self, timeout: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)  # not inheritable (PEP 446): exec'd children never get it
         deadline = time.monotonic() + timeout
         while True:
             try:
                 _lock(fd)
                 self._fd = fd
+                Lock._held.add(fd)
                 return
             except OSError:
                 if time.monotonic() >= deadline:
@@ -163,9 +173,22 @@ class Lock:
 
     def release(self) -> None:
         if self._fd is not None:
+            Lock._held.discard(self._fd)
             _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+
+    @staticmethod
+    def _forget_in_child() -> None:
+        """In a forked child: close the inherited lock descriptors without unlocking (that would free the parent's lock)."""
+        for fd in Lock._held:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        Lock._held = set()
+
+
+if hasattr(os, "register_at_fork"):  # runs in the child before fork() returns there: no window to hold the lock
+    os.register_at_fork(after_in_child=Lock._forget_in_child)
 
 
 if sys.platform == "win32":  # pragma: no cover
