@@ -221,6 +221,34 @@ def test_a_worker_killed_mid_parse_leaves_the_rest_to_the_indexer(
     assert_graph_is_fresh(repo, tmp_path)
 
 
+@pytest.mark.parametrize("prctl", [True, False], ids=["prctl", "watchdog"])
+def test_a_worker_dies_with_its_parent(tmp_path: Path, started: list[subprocess.Popen[bytes]], prctl: bool) -> None:
+    """The worker initializer alone, both ways (the watchdog is what other platforms get)."""
+    parent = (
+        "import os, sys, time\n"
+        "from graphguard import indexer\n"
+        f"if not {prctl}:\n"
+        "    indexer._kill_me_with_my_parent = lambda: False\n"
+        "me = os.getpid()\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    indexer._die_with_parent(me)\n"
+        "    time.sleep(120)\n"
+        "    os._exit(0)\n"
+        "print(child, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", parent], cwd=tmp_path, env=_env(), start_new_session=True, stdout=subprocess.PIPE)
+    started.append(proc)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    time.sleep(0.2)  # let the child reach its sleep; not a timed assertion
+    assert _alive(lambda pid, parent, group: pid == child) == [child]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert survivors(proc.pid) == []
+
+
 SHADOWS = ("multiprocessing.py", "concurrent/__init__.py", "graphguard/__init__.py", "libcst/__init__.py",
            "tree_sitter.py", "ctypes.py", "threading.py", "signal.py")
 
