@@ -59,6 +59,7 @@ class Round:
     state: str  # what the killed command had to do: noop | switch | parse | resolve | cold
     delay: float
     killed: bool  # False when the command had ended before the kill
+    workers: int  # parse workers alive at the kill
     survivors: int
     lock_free: bool
     next_s: float
@@ -158,6 +159,27 @@ def group_alive(group: int) -> list[int]:
     return found
 
 
+def forked_children(parent: int) -> list[int]:
+    """Children running the parent's command line: its parse workers (git children exec at once)."""
+    own = _read(f"/proc/{parent}/cmdline")
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and _ppid(int(p)) == parent and _read(f"/proc/{p}/cmdline") == own]
+
+
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def _ppid(pid: int) -> int:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(text[text.rindex(")") + 2 :].split()[1])
+
+
 def survivors(group: int, grace: float = 5.0) -> list[int]:
     deadline = time.monotonic() + grace
     while (left := group_alive(group)) and time.monotonic() < deadline:
@@ -205,7 +227,7 @@ def prepare(repo: Path, commits: list[str], only_new: set[str], rnd: random.Rand
     if draw < 0.16:
         remove(store / "graph.sqlite3")
         return "resolve"
-    if draw < 0.40 and target != commits[0] and (store / "blobs.sqlite3").exists():
+    if draw < 0.50 and target != commits[0] and (store / "blobs.sqlite3").exists():
         conn = sqlite3.connect(store / "blobs.sqlite3", timeout=30)
         with conn:
             conn.executemany("DELETE FROM blobs WHERE sha = ?", [(s,) for s in only_new])
@@ -227,6 +249,7 @@ def one_round(repo: Path, commits: list[str], only_new: set[str], rnd: random.Ra
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(delay)
     killed = proc.poll() is None
+    workers = len(forked_children(proc.pid))
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     left = survivors(proc.pid)
@@ -243,7 +266,7 @@ def one_round(repo: Path, commits: list[str], only_new: set[str], rnd: random.Ra
     work = "error" if code else "noop" if result.get("noop") else f"parsed {result.get('parsed')}, resolved {result.get('resolved')}"
     if code:
         print(f"  next index failed ({code}): {result.get('error')}", file=sys.stderr)
-    return Round(" ".join(command), state, delay, killed, len(left), free, elapsed, code, work, equal)
+    return Round(" ".join(command), state, delay, killed, workers, len(left), free, elapsed, code, work, equal)
 
 
 def setup_times(repo: Path, commits: list[str]) -> dict[str, float]:
@@ -303,12 +326,14 @@ def main() -> int:
             load.append(os.getloadavg()[0])
             rounds.append(r)
             print(f"{i + 1:3} {r.command:<14} {r.state:<8} kill at {r.delay:5.2f} s{'' if r.killed else ' (had ended)':<12}"
+                  f" workers {r.workers}"
                   f" survivors {r.survivors}  lock free {'yes' if r.lock_free else 'NO'}  next {r.next_s:6.2f} s"
                   f" ({r.next_work})  graph {'= fresh' if r.equal else 'DIFFERS'}", flush=True)
         shutil.rmtree(Path(tmp) / "reference", ignore_errors=True)
     table(rounds)
     killed = [r for r in rounds if r.killed]
-    print(f"\nkills that landed mid-run: {len(killed)}/{len(rounds)}; survivors after a kill: {sum(r.survivors for r in rounds)};"
+    print(f"\nkills that landed mid-run: {len(killed)}/{len(rounds)}, {sum(r.workers > 0 for r in rounds)} of them during a parallel parse;"
+          f" survivors after a kill: {sum(r.survivors for r in rounds)};"
           f" lock held after a kill: {sum(not r.lock_free for r in rounds)}; graphs differing: {sum(not r.equal for r in rounds)}")
     print(f"load average (1 min) over the run: median {statistics.median(load):.1f}, max {max(load):.1f}, on {os.cpu_count()} CPUs")
     return 0 if all(r.equal and r.lock_free and not r.survivors for r in rounds) else 1
