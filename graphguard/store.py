@@ -172,11 +172,11 @@ class Lock:
                 time.sleep(0.05)
 
     def release(self) -> None:
-        if self._fd is not None:
+        if self._fd in Lock._held:  # not in a forked child: its copy is closed, the parent's lock is not its to drop
             Lock._held.discard(self._fd)
             _unlock(self._fd)
             os.close(self._fd)
-            self._fd = None
+        self._fd = None
 
     @staticmethod
     def _forget_in_child() -> None:
@@ -187,7 +187,7 @@ class Lock:
         Lock._held = set()
 
 
-if hasattr(os, "register_at_fork"):  # runs in the child before fork() returns there: no window to hold the lock
+if hasattr(os, "register_at_fork"):  # runs in the child before fork() returns there, before any of its own code
     os.register_at_fork(after_in_child=Lock._forget_in_child)
 
 

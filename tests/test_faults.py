@@ -179,26 +179,30 @@ def test_a_process_forked_under_the_lock_does_not_hold_it_after_its_parent_died(
 ) -> None:
     repo = make_repo({"a.py": "x = 1\n"})
     holder = (
-        "import os, sys, time\n"
+        "import os, time\n"
         "from graphguard.repo import open_repo\n"
         "with open_repo('.').store.write_lock(5):\n"
         "    child = os.fork()\n"
-        "    if child == 0:\n"
+        "    if child:\n"
+        "        os.write(1, b'child %d\\n' % child)\n"
         "        time.sleep(120)\n"
-        "        os._exit(0)\n"
-        "    print(child, flush=True)\n"
-        "    time.sleep(120)\n"
+        "os.write(1, b'left\\n')  # the child, out of the with block: its release must not free the parent's lock\n"
+        "time.sleep(120)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", holder], cwd=repo.root, env=_env(), start_new_session=True,
                             stdout=subprocess.PIPE)
     started.append(proc)
     assert proc.stdout is not None
-    child = int(proc.stdout.readline())
+    lines = sorted(proc.stdout.readline().split() for _ in range(2))
+    assert lines[1] == [b"left"]
+    child = int(lines[0][1])
+    lock = Lock(str(repo.root / ".git" / "graphguard" / "write.lock"))
+    with pytest.raises(LockTimeout):  # the parent holds it: the child closing its copy did not free it
+        lock.acquire(0)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
 
     assert _alive(lambda pid, parent, group: pid == child) == [child]  # still running, and yet:
-    lock = Lock(str(repo.root / ".git" / "graphguard" / "write.lock"))
     try:
         lock.acquire(0)
     except LockTimeout:
