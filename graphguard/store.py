@@ -144,8 +144,9 @@ class Lock:
 
     The lock belongs to the open file description, which a forked child shares:
     a parse worker that outlived a killed parent would hold it forever. So every
-    forked child closes its copies at once (see `_forget_in_child`), and a lock
-    whose holder died is free: the kernel drops it with the last descriptor.
+    forked child closes its copies at once (see `_forget_in_child`; exec'd children
+    never get one: os.open makes it non-inheritable, PEP 446), and a lock whose
+    holder died is free: the kernel drops it with the last descriptor.
     """
 
     _held: ClassVar[set[int]] = set()  # descriptors this process holds locked
@@ -155,7 +156,7 @@ class Lock:
         self._fd: int | None = None
 
     def acquire(self, timeout: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)  # not inheritable (PEP 446): exec'd children never get it
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + timeout
         while True:
             try:
