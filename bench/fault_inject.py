@@ -131,6 +131,8 @@ class Reference:
         if head not in self.digests:
             paths = git.repo_paths(str(self.repo))
             folder = self.where / head
+            for made in (folder, self.where / "common"):  # the store makes only its own directory
+                made.mkdir(parents=True, exist_ok=True)
             store = Store(str(folder), str(self.where / "common"))
             try:
                 Indexer(dataclasses.replace(paths, git_dir=str(folder), common_dir=str(self.where / "common")), store).update(head)

@@ -142,6 +142,7 @@ def fresh_dump(repo: GitRepo, where: Path) -> dict[str, list[tuple[object, ...]]
     """The graph of HEAD built from nothing, in a store of its own outside the repository."""
     folder = where / f"fresh-{repo.head}"
     if not folder.exists():
+        folder.mkdir(parents=True)  # the store makes only its own directory
         paths = dataclasses.replace(git.repo_paths(str(repo.root)), git_dir=str(folder), common_dir=str(folder))
         store = Store(str(folder), str(folder))
         try:
