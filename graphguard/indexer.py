@@ -34,7 +34,7 @@ class Entry:
     blob: str
 
 
-# --- parsing (runs in worker processes: module-level, picklable, spawn-safe) ---------------
+# --- parsing (runs in worker processes: module-level, picklable) ----------------------------
 
 
 def parse_blob(data: bytes) -> str:
@@ -52,26 +52,93 @@ def _parse_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     return [(sha, parse_blob(data)) for sha, data in chunk]
 
 
-def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
-    total = len(blobs)
+def _parse_serially(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None, done: int, total: int) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    for i, (sha, data) in enumerate(blobs, done + 1):
+        out.append((sha, parse_blob(data)))
+        if progress and i % 50 == 0:
+            progress(i, total)
+    return out
+
+
+#: prctl(2) option: the signal a process gets when the thread that forked it dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: never outlive the indexer. A worker left behind by a killed (kill -9,
+    OOM) parent would block forever on the task pipe it shares with its siblings."""
+    if not (sys.platform == "linux" and _kill_me_with_my_parent()):
+        import threading
+
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="graphguard-watchdog").start()
+    if os.getppid() != parent:  # the parent died before the line above: no signal will come
+        os._exit(1)
+
+
+def _kill_me_with_my_parent() -> bool:
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    """Where prctl is missing: poll for the parent, whose death re-parents this process."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _can_fork() -> bool:
+    """Workers are forked, never spawned: spawn and forkserver start a new interpreter in the
+    current directory (the analysed repository) with that directory first on sys.path, so a
+    repository file named `multiprocessing.py`, `graphguard/` or `libcst/` would be imported and
+    run. Where fork is missing (Windows) the parse stays in this process."""
+    import multiprocessing  # 8 ms: only when there is a pool to make
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
+    """(sha, facts JSON) for each blob: in worker processes when there are many. Workers die with
+    this process and never hold the write lock (store.Lock); if one dies (the OOM killer), the
+    chunks it left are parsed here, after a warning."""
+    total = len(blobs)
     workers = min(os.cpu_count() or 1, 8)
-    if total < PARALLEL_THRESHOLD or workers < 2:
-        for i, (sha, data) in enumerate(blobs, 1):
-            out.append((sha, parse_blob(data)))
-            if progress and i % 50 == 0:
-                progress(i, total)
-        return out
+    if total < PARALLEL_THRESHOLD or workers < 2 or not _can_fork():
+        return _parse_serially(blobs, progress, 0, total)
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     # Big files first so that the last chunk is not the slow one.
     blobs = sorted(blobs, key=lambda b: -len(b[1]))
-    chunks = [blobs[i::max(1, total // CHUNK)] for i in range(max(1, total // CHUNK))]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for result in pool.map(_parse_chunk, chunks):
-            out.extend(result)
+    n = max(1, total // CHUNK)
+    chunks = [blobs[i::n] for i in range(n)]
+    out: list[tuple[str, str]] = []
+    left: list[tuple[str, bytes]] = []
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent, initargs=(os.getpid(),))
+    try:
+        futures = [pool.submit(_parse_chunk, chunk) for chunk in chunks]
+        for chunk, future in zip(chunks, futures):
+            try:
+                out.extend(future.result())
+            except BrokenProcessPool:
+                left.extend(chunk)
+                continue
             if progress:
                 progress(len(out), total)
+    finally:
+        pool.shutdown(cancel_futures=True)
+    if left:
+        print(f"graphguard: warning: a parse worker died (killed, or out of memory?); parsing the {len(left)} files"
+              " it had not done in this process", file=sys.stderr)
+        out.extend(_parse_serially(left, progress, len(out), total))
     return out
 
 

@@ -31,6 +31,7 @@ import time
 import urllib.parse
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import ClassVar
 
 from graphguard.errors import GraphguardError, LockTimeout
 from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
@@ -285,7 +286,16 @@ def _open_readonly(path: str, version: int, what: str) -> sqlite3.Connection:
 
 
 class Lock:
-    """An advisory file lock with a timeout (fcntl; msvcrt on Windows)."""
+    """An advisory file lock with a timeout (fcntl; msvcrt on Windows).
+
+    The lock belongs to the open file description, which a forked child shares:
+    a parse worker that outlived a killed parent would hold it forever. So every
+    forked child closes its copies at once (see `_forget_in_child`; exec'd children
+    never get one: os.open makes it non-inheritable, PEP 446), and a lock whose
+    holder died is free: the kernel drops it with the last descriptor.
+    """
+
+    _held: ClassVar[set[int]] = set()  # descriptors this process holds locked
 
     def __init__(self, path: str):
         self.path = path
@@ -298,6 +308,7 @@ class Lock:
             try:
                 _lock(fd)
                 self._fd = fd
+                Lock._held.add(fd)
                 return
             except OSError:
                 if time.monotonic() >= deadline:
@@ -308,10 +319,23 @@ class Lock:
                 time.sleep(0.05)
 
     def release(self) -> None:
-        if self._fd is not None:
+        if self._fd in Lock._held:  # not in a forked child: its copy is closed, the parent's lock is not its to drop
+            Lock._held.discard(self._fd)
             _unlock(self._fd)
             os.close(self._fd)
-            self._fd = None
+        self._fd = None
+
+    @staticmethod
+    def _forget_in_child() -> None:
+        """In a forked child: close the inherited lock descriptors without unlocking (that would free the parent's lock)."""
+        for fd in Lock._held:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        Lock._held = set()
+
+
+if hasattr(os, "register_at_fork"):  # runs in the child before fork() returns there, before any of its own code
+    os.register_at_fork(after_in_child=Lock._forget_in_child)
 
 
 if sys.platform == "win32":  # pragma: no cover
