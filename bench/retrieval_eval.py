@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from graphguard.modules import is_test_path  # noqa: E402
-from graphguard.retrieval.tokenize import query_terms, tokens  # noqa: E402
+from graphguard.modules import is_test_path
+from graphguard.retrieval.tokenize import query_terms, tokens
 
 GG = [sys.executable, "-m", "graphguard"]
 LIMIT = 60  # results asked for (symbols; a file can give two)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from graphguard.model import Binding, BindKind, DefKind, Definition, FileFacts, Import, RefKind, Resolution
+from graphguard.model import Binding, BindKind, Definition, DefKind, FileFacts, Import, RefKind, Resolution
 from graphguard.modules import STDLIB, ModuleMap
 
 BUILTINS = frozenset(dir(builtins))

@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from graphguard.result import INFORMATIONAL, ChangeKind
 from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature
 
-
 #: The code of every definition of a file whose old version did not parse: its old signature is unknown.
 OLD_UNPARSABLE = "old-version-unparsable"
 

@@ -211,7 +211,7 @@ def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) 
     def run() -> None:
         try:
             outcome.append(function(source))
-        except BaseException as e:  # noqa: B036 - handed to the calling thread
+        except BaseException as e:  # noqa: BLE001 - handed to the calling thread
             failure.append(e)
 
     thread = threading.Thread(target=run, name="graphguard-signatures", daemon=True)
@@ -421,7 +421,7 @@ def _fields(node: cst.ClassDef, style: _Style, code: _Code) -> list[Param]:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                 name, annotation, value = small.target.value, small.annotation.annotation, small.value
             elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                name, annotation, value = small.targets[0].target.value, None, small.value  # type: ignore[attr-defined]
+                name, annotation, value = small.targets[0].target.value, None, small.value
             else:
                 continue
             if _annotation_name(annotation) == "KW_ONLY":
@@ -459,7 +459,10 @@ def _annotation_name(annotation: cst.BaseExpression | None) -> str | None:
     if annotation is None:
         return None
     if isinstance(annotation, cst.SimpleString):
-        return annotation.evaluated_value.partition("[")[0].rpartition(".")[2].strip() or None
+        text = annotation.evaluated_value
+        if not isinstance(text, str):  # a bytes literal (`x: b"int"`) names no type
+            return None
+        return text.partition("[")[0].rpartition(".")[2].strip() or None
     name = get_full_name_for_node(annotation)
     return name.rpartition(".")[2] if name else None
 
@@ -492,9 +495,9 @@ def _module_all(body: Sequence[cst.BaseStatement]) -> tuple[str, ...] | None:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if (isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, "__all__")
                     or isinstance(small, cst.AnnAssign) and _is_name(small.target, "__all__")):  # __all__ = [...]
-                names, assigned = _literal_strings(small.value), True  # type: ignore[attr-defined]
+                names, assigned = _literal_strings(small.value), True
             elif isinstance(small, cst.AugAssign) and _is_name(small.target, "__all__") and isinstance(small.operator, cst.AddAssign):
-                extra = _literal_strings(small.value)  # type: ignore[attr-defined]
+                extra = _literal_strings(small.value)
                 names = None if names is None or extra is None else names + extra
             elif _is_all_extend(small):  # __all__.extend([...]) / __all__.append("x")
                 call = small.value  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
-from tests.helpers import BREAK, FIX, GitRepo, LIB, Result, run_git, stored_meta
+from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, stored_meta
 
 HOOKS = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 

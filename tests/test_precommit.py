@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BREAK, FIX, GIT_LEAKS, GitRepo, LIB, run_git, stored_meta
+from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_git, stored_meta
 
 PROJECT = Path(__file__).parents[1]
 #: What pre-commit needs of the project to build the hook environment (`pip install .`).

@@ -101,7 +101,7 @@ def test_markdown_pull_request_comment() -> None:
     assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`", "`billing/ok.py:9`"]  # broken, unknown, ok
     assert "No callers in the repository." in out
     assert "- `tests/test_proration.py`" in out and "python -m pytest tests/test_proration.py" in out
-    mermaid = re.search(r"```mermaid\n(.*?)\n```", out, re.S)
+    mermaid = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL)
     assert mermaid is not None
     diagram = mermaid.group(1)
     assert diagram.startswith("flowchart")
@@ -120,11 +120,11 @@ def test_markdown_without_interface_change() -> None:
 
 def test_markdown_diagram_is_capped() -> None:
     out = markdown.render(many_broken(40))
-    diagram = re.search(r"```mermaid\n(.*?)\n```", out, re.S).group(1)  # type: ignore[union-attr]
-    caller_nodes = re.findall(r"^\s+C\d+\[", diagram, re.M)
+    diagram = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL).group(1)  # type: ignore[union-attr]
+    caller_nodes = re.findall(r"^\s+C\d+\[", diagram, re.MULTILINE)
     assert len(caller_nodes) == markdown.MAX_DIAGRAM_CALLERS == 15
     assert '"+25 more callers"' in diagram
-    assert len(re.findall(r"^\s+T\d+\[", diagram, re.M)) == markdown.MAX_DIAGRAM_TESTS
+    assert len(re.findall(r"^\s+T\d+\[", diagram, re.MULTILINE)) == markdown.MAX_DIAGRAM_TESTS
     assert '"+10 more test files"' in diagram
 
 
@@ -141,7 +141,7 @@ def test_markdown_table_is_capped_with_broken_callers_first() -> None:
 def test_markdown_diagram_labels_are_escaped() -> None:
     nasty = 'pkg.m.f["x"]|<b>(y){z}`#'
     out = markdown.render(result(change(callers=(caller("pkg/m.py", 3, nasty),))))
-    diagram = re.search(r"```mermaid\n(.*?)\n```", out, re.S).group(1)  # type: ignore[union-attr]
+    diagram = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL).group(1)  # type: ignore[union-attr]
     nodes = [line for line in diagram.splitlines() if re.match(r"\s+C\d+", line)]
     assert len(nodes) == 1
     assert re.fullmatch(r'\s+C0\["[^"\[\]|<>(){}`]*?<br/>pkg/m\.py:3"\]:::broken', nodes[0]), nodes[0]

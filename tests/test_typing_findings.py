@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from tests.helpers import GitRepo, Result
 
 DATACLASS = "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    a: int\n"
@@ -14,7 +12,6 @@ USE = "from pkg.m import C\n\n\ndef g():\n    return C(1)\n"
 
 # Found by mypy in signature.py `_annotation_name`: "bytes" has no "partition" with a str argument. A dataclass field
 # annotated with a bytes literal made `check` crash with TypeError (exit 2, "internal error").
-@pytest.mark.xfail(strict=True, reason="signature.py: fixed on another branch; remove this mark after the merge")
 def test_check_survives_a_bytes_literal_annotation_on_a_dataclass_field(
     make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]
 ) -> None:

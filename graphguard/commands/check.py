@@ -30,6 +30,7 @@ from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.result import (
     SYNTAX_ERROR,
     CallerImpact,
+    ChangeKind,
     CheckResult,
     FileWarning,
     Status,
@@ -419,7 +420,7 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
             warnings.append(FileWarning(path, f"its version in {old_rev[:12]} does not parse: its interface there is unknown;"
                                         " every use was checked against the new signatures"))
             unknown_before.add(path)
-            per_file += [(path, sigdiff.SymbolChange(q, sigdiff.ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
+            per_file += [(path, sigdiff.SymbolChange(q, ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
                          for q, sig in sorted(after.defs.items())]
             continue
         per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
