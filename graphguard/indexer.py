@@ -10,18 +10,25 @@ from __future__ import annotations
 import gc
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.model import FileFacts
 from graphguard.modules import ModuleMap, is_python
-from graphguard.resolve import EVERY_NAME, FileResolution, Resolver, changed_names, interface_digests
 from graphguard.repo import IndexResult
+from graphguard.resolve import (
+    EVERY_NAME,
+    FileResolution,
+    Resolver,
+    changed_names,
+    interface_digests,
+)
 from graphguard.store import Store
 
 #: Below this many unseen blobs a process pool costs more than it saves.
@@ -210,8 +217,10 @@ class Indexer:
             dirty = self._dirty(old, added, removed, modified, digests, modmap)
         resolver = Resolver(modmap, lambda path: self.facts(new[path].blob) if path in new else None)
         resolutions = [resolver.resolve_file(p) for p in sorted(dirty)]
-        changed = set(added) | set(modified) if not cold else set(new)
-        self._write(head, new, old, removed, changed, dirty, resolutions, modmap, digests, warnings)
+        # Only when every file is re-resolved may the tables be emptied and rewritten whole.
+        rebuild = dirty == set(new)
+        changed = set(new) if rebuild else set(added) | set(modified)
+        self._write(head, new, old, removed, changed, resolutions, modmap, digests, warnings, rebuild=rebuild)
         for e in entries:
             f = self._facts.get(e.blob)
             if f is not None:
@@ -299,80 +308,118 @@ class Indexer:
         old: dict[str, tuple[int, str, str, str]],
         removed: list[str],
         changed: set[str],
-        dirty: set[str],
         resolutions: list[FileResolution],
         modmap: ModuleMap,
-        digests: dict[str, str],
+        digests: dict[str, dict[str, str]],
         warnings: list[tuple[str, str]],
+        *,
+        rebuild: bool,
     ) -> None:
-        bulk = len(dirty) > 500  # a cold build: drop the indexes, insert, index once at the end
+        """One transaction: the rows of removed files go, changed files get their row and symbols, and every
+        resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
+        resolved: then every table is emptied and the indexes are built once at the end instead of kept up
+        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise."""
         with self.store.transaction() as db:
-            indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall() if bulk else []
-            for name, _ in indexes:
-                db.execute(f"DROP INDEX {name}")
+            indexes = _drop_indexes(db) if rebuild else []
             ids: dict[str, int] = {p: v[0] for p, v in old.items()}
             gone = [ids.pop(p) for p in removed]
-            for fid in gone:
-                for table, col in (("symbols", "file_id"), ("sites", "file_id"), ("imports", "file_id"), ("file_edges", "src")):
-                    db.execute(f"DELETE FROM {table} WHERE {col} = ?", (fid,))
-                db.execute("DELETE FROM file_edges WHERE dst = ?", (fid,))
-                db.execute("DELETE FROM files WHERE id = ?", (fid,))
-            for path in sorted(changed):
-                e = new[path]
-                facts = self.facts(e.blob) or FileFacts(parsed=False)
-                row = (e.blob, modmap.module_of(path), int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
-                       int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
-                if path in ids:
-                    db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
-                    db.execute("DELETE FROM symbols WHERE file_id = ?", (ids[path],))
-                else:
-                    ids[path] = db.execute(
-                        "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
-                    ).lastrowid
-                module = row[1]
-                fid = ids[path]
-                db.executemany(
-                    "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
-                    [
-                        (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
-                         json.dumps(d.bases) if d.bases else None)
-                        for d in facts.definitions
-                    ],
-                )
-            if bulk:
-                for table in ("sites", "imports", "file_edges"):
+            if rebuild:
+                for table in GRAPH_TABLES:
                     db.execute(f"DELETE FROM {table}")
+                _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
             else:
-                for fid in (ids[p] for p in dirty):
-                    db.execute("DELETE FROM sites WHERE file_id = ?", (fid,))
-                    db.execute("DELETE FROM imports WHERE file_id = ?", (fid,))
-                    db.execute("DELETE FROM file_edges WHERE src = ?", (fid,))
-            tests = {p for p in new if self.config.is_test(p)}
-            site_rows = []
-            import_rows = []
-            edge_rows = []
-            for r in resolutions:
-                fid = ids[r.path]
-                site_rows.extend(
-                    (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-                     s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
-                    for s in r.sites
-                )
-                import_rows.extend(
-                    (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
-                    for i in r.imports
-                )
-                for dst, symbols in r.uses.items():
-                    if dst not in ids:
-                        continue
-                    edge_rows.append((fid, ids[dst], "import", len(symbols)))
-                    if r.path in tests and dst not in tests:
-                        edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
-            db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
-            db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
-            db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+                _delete_where_in(db, [
+                    "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
+                    "DELETE FROM files WHERE id IN ({})",
+                ], gone)
+                _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], [ids[p] for p in changed if p in ids])
+                _delete_where_in(db, [
+                    "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
+                    "DELETE FROM file_edges WHERE src IN ({})",
+                ], gone + [ids[r.path] for r in resolutions if r.path in ids])
+            self._write_files(db, new, changed, ids, modmap, digests)
+            self._write_resolutions(db, new, resolutions, ids)
             for _, sql in indexes:
                 db.execute(sql)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+
+    def _write_files(
+        self, db: sqlite3.Connection, new: dict[str, Entry], changed: set[str], ids: dict[str, int], modmap: ModuleMap,
+        digests: dict[str, dict[str, str]],
+    ) -> None:
+        """The row and the symbols of every changed file (their old symbols are deleted already); new ids into `ids`."""
+        for path in sorted(changed):
+            e = new[path]
+            facts = self.facts(e.blob) or FileFacts(parsed=False)
+            module = modmap.module_of(path)
+            row = (e.blob, module, int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
+                   int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
+            if path in ids:
+                db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
+            else:
+                fid = db.execute(
+                    "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
+                ).lastrowid
+                assert fid is not None
+                ids[path] = fid
+            db.executemany(
+                "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (ids[path], f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+                     json.dumps(d.bases) if d.bases else None)
+                    for d in facts.definitions
+                ],
+            )
+
+    def _write_resolutions(self, db: sqlite3.Connection, new: dict[str, Entry], resolutions: list[FileResolution], ids: dict[str, int]) -> None:
+        """Sites, imports and outgoing edges of every resolved file (their old rows are deleted already)."""
+        tests = {p for p in new if self.config.is_test(p)}
+        site_rows: list[tuple[object, ...]] = []
+        import_rows: list[tuple[object, ...]] = []
+        edge_rows: list[tuple[int, int, str, int]] = []
+        for r in resolutions:
+            fid = ids[r.path]
+            site_rows.extend(
+                (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
+                 s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
+                for s in r.sites
+            )
+            import_rows.extend(
+                (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+                for i in r.imports
+            )
+            for dst, symbols in r.uses.items():
+                if dst not in ids:
+                    continue
+                edge_rows.append((fid, ids[dst], "import", len(symbols)))
+                if r.path in tests and dst not in tests:
+                    edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
+        db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
+        db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
+        db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+
+
+#: The tables of rows per file (besides `files`): what a rebuild empties and re-indexes.
+GRAPH_TABLES = ("symbols", "sites", "imports", "file_edges")
+#: Ids per `IN (...)`: well under SQLite's limit of bound parameters (999 before 3.32).
+ID_BATCH = 500
+
+
+def _delete_where_in(db: sqlite3.Connection, statements: list[str], ids: list[int]) -> None:
+    """Run each `DELETE ... WHERE col IN ({})` over `ids` in batches: one indexed lookup per id, never a scan per id."""
+    for i in range(0, len(ids), ID_BATCH):
+        batch = ids[i : i + ID_BATCH]
+        marks = ",".join("?" * len(batch))
+        for statement in statements:
+            db.execute(statement.format(marks), batch)
+
+
+def _drop_indexes(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Drop the graph's indexes (a rebuild writes every row: indexing once at the end is faster); return them to recreate."""
+    indexes: list[tuple[str, str]] = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?, ?, ?, ?)",
+        GRAPH_TABLES,).fetchall()
+    for name, _ in indexes:
+        db.execute(f"DROP INDEX {name}")
+    return indexes
