@@ -239,6 +239,13 @@ class Indexer:
         """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
         db = self.store.graph
         dirty = set(added) | set(modified)
+        # Every name a file is importable under (several roots can give it several), removed files' from the old map.
+        old_map = ModuleMap.build(old) if removed else modmap
+        names_of: dict[str, list[str]] = {}
+        for m in (old_map, modmap):
+            for name, paths in m.by_name.items():
+                for p in paths:
+                    names_of.setdefault(p, []).append(name)
         queue: list[tuple[str, set[str]]] = [(p, {EVERY_NAME}) for p in removed]
         for p in modified:
             names = changed_names(_stored_digests(old[p][3]), digests[p])
@@ -246,10 +253,10 @@ class Indexer:
                 queue.append((p, names))
         if added or removed:
             # A module appeared or vanished: imports that named it (or could) resolve differently.
-            names = {n for p in added for n, paths in modmap.by_name.items() if p in paths}
-            names |= {old[p][2] for p in removed}
+            names = {n for p in added + removed for n in names_of.get(p, ())}
             prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
-            rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status != 'external'")
+            # External ones too: a name that was not the repository's may now be (`sub.c` once `src/proj/sub/c.py` is added).
+            rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id")
             dirty.update(path for path, module in rows if module in prefixes or module.startswith(tuple(n + "." for n in names)))
             dirty.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
         seen = {(p, frozenset(n)) for p, n in queue}
@@ -258,39 +265,40 @@ class Indexer:
             if path not in old:
                 continue
             fid, module = old[path][0], old[path][2]
-            for src_path, src_id in db.execute(
-                "SELECT f.path, f.id FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
+            modules = sorted(set(names_of.get(path, ())) | {module})
+            for src_path, src_id, src_blob in db.execute(
+                "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
-                used = self._uses_names(src_id, module, names)
+                used = self._uses_names(src_id, module, modules, names)
                 if not used:
                     continue
                 dirty.add(src_path)
-                # Re-exports (package __init__ barrels) and subclasses pass the change on, under the names they bind.
-                subclasses = db.execute(
-                    "SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (src_id, module + ".%")
-                ).fetchone()
-                passed = {EVERY_NAME} if subclasses else used if src_path.endswith("__init__.py") else set()
+                # Subclasses and re-exports (any module that imports a name binds it for its own importers)
+                # pass the change on, the latter under the names they bind.
+                passed = {EVERY_NAME} if self._may_subclass(src_id, module) else self._rebinds(src_id, src_blob, modules, used)
                 key = (src_path, frozenset(passed))
                 if passed and key not in seen:
                     seen.add(key)
                     queue.append((src_path, passed))
         return {p for p in dirty if p not in removed}
 
-    def _uses_names(self, file_id: int, module: str, names: set[str]) -> set[str]:
-        """The names (as this file binds them) through which a file uses `names` of `module`; empty if none."""
+    def _uses_names(self, file_id: int, module: str, modules: list[str], names: set[str]) -> set[str]:
+        """The names through which a file uses `names` of `module` (importable as any of `modules`); empty if none."""
         db = self.store.graph
         if EVERY_NAME in names:
             return {EVERY_NAME}
         marks = ",".join("?" * len(names))
+        mods = ",".join("?" * len(modules))
         bound = {
-            alias or name
-            for name, alias in db.execute(
-                f"SELECT i.name, NULL FROM imports i WHERE i.file_id = ? AND i.module = ? AND (i.name IN ({marks}) OR i.name = '*')",
-                (file_id, module, *names),
+            name
+            for (name,) in db.execute(
+                f"SELECT i.name FROM imports i WHERE i.file_id = ? AND i.module IN ({mods}) AND (i.name IN ({marks}) OR i.name = '*')",
+                (file_id, *modules, *names),
             )
         }
         if bound:
             return bound if "*" not in bound else {EVERY_NAME}
+        # Sites name their target by the defining file's own module name.
         targets = [f"{module}.{n}" for n in names]
         like = " OR ".join("target = ? OR target LIKE ?" for _ in targets)
         last = {n.rsplit(".", 1)[-1] for n in names}  # a member's name: `x.close()` unresolved
@@ -300,6 +308,33 @@ class Indexer:
             args += [t, t + ".%"]
         hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
         return set(names) if hit else set()
+
+    def _may_subclass(self, file_id: int, module: str) -> bool:
+        """Whether a class of the file may inherit from `module`: a base resolved there, or a base not resolved
+        (its resolution can appear with the change). Then every name of the file may change with it."""
+        db = self.store.graph
+        if db.execute("SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (file_id, module + ".%")).fetchone():
+            return True
+        n_bases = sum(len(json.loads(b)) for (b,) in db.execute(
+            "SELECT bases FROM symbols WHERE file_id = ? AND kind = 'class' AND bases IS NOT NULL", (file_id,)
+        ))
+        return bool(n_bases > db.execute("SELECT count(*) FROM sites WHERE file_id = ? AND kind = 'inherit'", (file_id,)).fetchone()[0])
+
+    def _rebinds(self, file_id: int, blob: str, modules: list[str], names: set[str]) -> set[str]:
+        """The names a file binds at module level by importing `names` (any, for EVERY_NAME) from one of `modules`."""
+        mods = ",".join("?" * len(modules))
+        rows = set(self.store.graph.execute(
+            f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND name IS NOT NULL AND module IN ({mods})", (file_id, *modules)
+        ))
+        if not rows:
+            return set()
+        if any(name == "*" for _, name in rows):
+            return set(names)  # a star import re-exports them under their own names
+        facts = self.facts(blob)
+        if facts is None:
+            return {EVERY_NAME}
+        # The graph keeps the imported name; the facts have the alias it is bound to.
+        return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (EVERY_NAME in names or i.name in names)}
 
     def _write(
         self,

@@ -209,7 +209,7 @@ class Resolver:
         self._load = load
         self._infos: dict[str, ModuleInfo | None] = {}
         self._attr_memo: dict[tuple[str, str], Target] = {}
-        self._member_memo: dict[tuple[str, str], Target] = {}
+        self._member_memo: dict[tuple[str, str, str], Target] = {}
         self._busy: set[tuple[str, str]] = set()
         self._lookup_memo: dict[tuple[str, str, str], Target] = {}
         self._busy_lookup: set[tuple[str, str, str]] = set()
@@ -391,17 +391,17 @@ class Resolver:
             return self.call_result(target.func, depth)
         return None
 
-    def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> Target:
-        key = (cls.qualname, attr)
+    def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[Sym] = frozenset()) -> Target:
+        key = (cls.path, cls.qualname, attr)  # by path too: two roots can give two files one module name
         if key in self._member_memo:
             return self._member_memo[key]
-        if cls.qualname in seen or depth > MAX_DEPTH:
+        if cls in seen or depth > MAX_DEPTH:
             return None
-        result = self._member(cls, attr, depth, seen | {cls.qualname})
+        result = self._member(cls, attr, depth, seen | {cls})
         self._member_memo[key] = result
         return result
 
-    def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[str]) -> Target:
+    def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[Sym]) -> Target:
         info = self.info(cls.path)
         if info is None:
             return None
@@ -631,6 +631,11 @@ class Resolver:
             t: Target = self.module(base, path) or (None if imp.level else self.external_or_none(base))
         else:
             t = self.imported(imp, path)
+            # `from a import f` depends on `a` even when `f` is defined elsewhere (a re-export):
+            # when `a` stops re-exporting it, this file must be re-resolved.
+            source = self.module(base, path) if imp.name is not None else None
+            if isinstance(source, Mod) and source.path and source.path != path:
+                out.uses.setdefault(source.path, set())
             if imp.name is None and isinstance(t, Mod):
                 t = self.module(base, path)  # the edge goes to a.b, not a
         if isinstance(t, Partial):
