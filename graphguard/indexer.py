@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
-from graphguard.model import FileFacts
+from graphguard.model import DefKind, FileFacts
 from graphguard.modules import ModuleMap, is_python
 from graphguard.repo import IndexResult
 from graphguard.resolve import (
@@ -240,7 +241,7 @@ class Indexer:
         db = self.store.graph
         dirty = set(added) | set(modified)
         # Every name a file is importable under (several roots can give it several), removed files' from the old map.
-        old_map = ModuleMap.build(old) if removed else modmap
+        old_map = ModuleMap.build(old) if added or removed else modmap
         names_of: dict[str, list[str]] = {}
         for m in (old_map, modmap):
             for name, paths in m.by_name.items():
@@ -256,9 +257,17 @@ class Indexer:
             names = {n for p in added + removed for n in names_of.get(p, ())}
             prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
             # External ones too: a name that was not the repository's may now be (`sub.c` once `src/proj/sub/c.py` is added).
+            # And a top-level name coming or going turns the imports under it from external to not found, or back.
+            tops = old_map.top_names ^ modmap.top_names
             rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id")
-            dirty.update(path for path, module in rows if module in prefixes or module.startswith(tuple(n + "." for n in names)))
-            dirty.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+            affected = {
+                path for path, module in rows
+                if module in prefixes or module.startswith(tuple(n + "." for n in names)) or module.split(".", 1)[0] in tops
+            }
+            affected.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+            # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
+            dirty |= affected
+            queue.extend((p, {EVERY_NAME}) for p in sorted(affected - set(added) - set(removed)))
         seen = {(p, frozenset(n)) for p, n in queue}
         while queue:
             path, names = queue.pop()
@@ -273,9 +282,8 @@ class Indexer:
                 if not used:
                     continue
                 dirty.add(src_path)
-                # Subclasses and re-exports (any module that imports a name binds it for its own importers)
-                # pass the change on, the latter under the names they bind.
-                passed = {EVERY_NAME} if self._may_subclass(src_id, module) else self._rebinds(src_id, src_blob, modules, used)
+                # Subclasses, re-exports and what is derived from them pass the change on.
+                passed = self._passes_on(src_id, src_blob, module, modules, used)
                 key = (src_path, frozenset(passed))
                 if passed and key not in seen:
                     seen.add(key)
@@ -309,30 +317,45 @@ class Indexer:
         hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
         return set(names) if hit else set()
 
-    def _may_subclass(self, file_id: int, module: str) -> bool:
-        """Whether a class of the file may inherit from `module`: a base resolved there, or a base not resolved
-        (its resolution can appear with the change). Then every name of the file may change with it."""
+    def _passes_on(self, file_id: int, blob: str, module: str, modules: list[str], used: set[str]) -> set[str]:
+        """The names under which a file that uses `used` of `module` passes a change of them on to its own users.
+
+        A name it imports is bound again in it (a re-export: `from .a import f`, under its alias), and so is
+        whatever it derives from one at module level: a binding (`obj = make()`), a function returning one
+        (`def get() -> K`). A class whose base may involve one passes on every name: its members come from
+        the base, whatever they are called."""
         db = self.store.graph
         if db.execute("SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (file_id, module + ".%")).fetchone():
-            return True
-        n_bases = sum(len(json.loads(b)) for (b,) in db.execute(
-            "SELECT bases FROM symbols WHERE file_id = ? AND kind = 'class' AND bases IS NOT NULL", (file_id,)
-        ))
-        return bool(n_bases > db.execute("SELECT count(*) FROM sites WHERE file_id = ? AND kind = 'inherit'", (file_id,)).fetchone()[0])
+            return {EVERY_NAME}
+        facts = self.facts(blob)
+        if facts is None:
+            return {EVERY_NAME}
+        bound = self._rebinds(file_id, facts, modules, used)
+        refs = bound | {part for n in used for part in n.split(".")}
 
-    def _rebinds(self, file_id: int, blob: str, modules: list[str], names: set[str]) -> set[str]:
+        def mentions(text: str | None) -> bool:
+            return bool(text) and (EVERY_NAME in used or not refs.isdisjoint(_WORD.findall(text or "")))
+
+        if any(d.kind is DefKind.CLASS and any(mentions(b) for b in d.bases) for d in facts.definitions):
+            return {EVERY_NAME}
+        derived = set(bound)
+        grew = True
+        while grew:  # `a = make()` then `b = a.build()`: to a fixed point
+            before = len(derived)
+            refs |= derived
+            derived |= {b.target for b in facts.bindings if not b.scope and "." not in b.target and mentions(b.value)}
+            derived |= {d.qualname for d in facts.definitions if "." not in d.qualname and mentions(d.returns)}
+            grew = len(derived) > before
+        return derived
+
+    def _rebinds(self, file_id: int, facts: FileFacts, modules: list[str], names: set[str]) -> set[str]:
         """The names a file binds at module level by importing `names` (any, for EVERY_NAME) from one of `modules`."""
         mods = ",".join("?" * len(modules))
         rows = set(self.store.graph.execute(
             f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND name IS NOT NULL AND module IN ({mods})", (file_id, *modules)
         ))
-        if not rows:
-            return set()
         if any(name == "*" for _, name in rows):
             return set(names)  # a star import re-exports them under their own names
-        facts = self.facts(blob)
-        if facts is None:
-            return {EVERY_NAME}
         # The graph keeps the imported name; the facts have the alias it is bound to.
         return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (EVERY_NAME in names or i.name in names)}
 
@@ -436,6 +459,7 @@ class Indexer:
         db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
 
 
+_WORD = re.compile(r"\w+")
 #: The tables of rows per file (besides `files`): what a rebuild empties and re-indexes.
 GRAPH_TABLES = ("symbols", "sites", "imports", "file_edges")
 #: Ids per `IN (...)`: well under SQLite's limit of bound parameters (999 before 3.32).

@@ -685,6 +685,8 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
         if ".<locals>." in d.qualname:
             continue
         item = (d.qualname, d.kind.value, d.returns, d.bases)
+        if d.kind is DefKind.CLASS and d.decorators:  # `@dataclass` makes the constructor (only then: digests stay as they were)
+            item += (d.decorators,)
         add(d.qualname.split(".", 1)[0], item)
         if "." in d.qualname:  # a member on its own too: `x.close()` on an untyped receiver matches it by name
             add(d.qualname, item)

@@ -9,29 +9,36 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+import time
 from pathlib import Path
 
 from graphguard import git
 from graphguard.config import load as load_config
 from graphguard.indexer import Indexer
-from graphguard.repo import open_repo
+from graphguard.repo import IndexResult, open_repo
 from graphguard.store import Store
 from tests.graphdump import dump
 
 Dump = dict[str, list[tuple[object, ...]]]
 
 
-def incremental_dump(root: str | Path) -> Dump:
-    """Bring the repository's own graph to HEAD (as `graphguard index` does) and dump it."""
+def incremental_dump(root: str | Path, timings: list[float] | None = None, results: list[IndexResult] | None = None) -> Dump:
+    """Bring the repository's own graph to HEAD (as `graphguard index` does) and dump it; the update's
+    seconds are appended to `timings`, its result to `results`."""
     repo = open_repo(str(root))
+    t = time.perf_counter()
     try:
-        Indexer(repo.paths, repo.store, config=load_config(repo.root)).update()
+        result = Indexer(repo.paths, repo.store, config=load_config(repo.root)).update()
     finally:
         repo.store.close()
+    if timings is not None:
+        timings.append(time.perf_counter() - t)
+    if results is not None:
+        results.append(result)
     return dump(repo.store.graph_path)
 
 
-def fresh_dump(root: str | Path, *, share_blobs: bool = True) -> Dump:
+def fresh_dump(root: str | Path, *, share_blobs: bool = True, timings: list[float] | None = None) -> Dump:
     """Index HEAD from scratch into a scratch graph and dump it.
 
     With `share_blobs` the scratch graph reads parsed facts from the repository's blob cache (they are
@@ -41,10 +48,13 @@ def fresh_dump(root: str | Path, *, share_blobs: bool = True) -> Dump:
     with tempfile.TemporaryDirectory(prefix="gg-fresh-") as scratch:
         common = paths.common_dir if share_blobs else os.path.join(scratch, "common")
         store = Store(os.path.join(scratch, "git"), common)
+        t = time.perf_counter()
         try:
             Indexer(paths, store, config=load_config(paths.root)).update()
         finally:
             store.close()
+        if timings is not None:
+            timings.append(time.perf_counter() - t)
         return dump(store.graph_path)
 
 
@@ -84,6 +94,7 @@ STEMS = ("a", "b", "c", "d")
 FUNCS = ("f", "g", "h")
 CLASSES = ("K", "L")
 NAMES = FUNCS + CLASSES
+IMPORTABLE = (*NAMES, "obj")  # `obj = K()` at module level: imported, its methods called
 BULK_DIR = "gen"
 
 
@@ -112,7 +123,7 @@ class Source:
     def imports(self) -> list[str]:
         rng, lines = self.rng, []
         for i in range(rng.randint(1, 4)):
-            mod, name = rng.choice(self.modules), rng.choice(NAMES)
+            mod, name = rng.choice(self.modules), rng.choice(IMPORTABLE)
             form = rng.randrange(7)
             if form == 0:
                 lines.append(f"from {mod} import {name}")
@@ -143,11 +154,14 @@ class Source:
         args = ", ".join(str(rng.randint(0, 9)) for _ in range(rng.randint(0, 2)))
         choices = [f"{n}({args})" for n in self.bound] + [f"{m}.{rng.choice(NAMES)}({args})" for m in self.mods]
         choices += [f"{rng.choice(self.bound or ['K'])}().{rng.choice(('m', 'n'))}({args})"]
+        choices += [f"{n}.{rng.choice(('m', 'n'))}({args})" for n in self.bound[:2]]  # `obj.m()` on an imported value
         return rng.choice(choices)
 
     def text(self) -> str:
         rng = self.rng
         lines = self.imports()
+        if rng.random() < 0.3:
+            lines.append(f"{rng.choice(CLASSES + FUNCS)}2 = {self.call()}")  # a module-level name derived from an import
         if rng.random() < 0.2:
             lines.append(f"__all__ = {sorted(rng.sample(NAMES, 2))!r}")
         for name in rng.sample(FUNCS, rng.randint(0, 3)):
@@ -156,8 +170,9 @@ class Source:
             lines += ["", "", f"def {name}({params}){returns}:", f"    return {self.call()}"]
         for name in rng.sample(CLASSES, rng.randint(0, 2)):
             bases = rng.choice(["", *self.bound[:3], *(f"{m}.{rng.choice(CLASSES)}" for m in self.mods[:2])])
-            lines += ["", "", f"class {name}({bases}):" if bases else f"class {name}:"]
-            for method in rng.sample(("m", "n"), rng.randint(1, 2)):
+            lines += ["", ""] + (["@dataclass"] if rng.random() < 0.15 else [])
+            lines += [f"class {name}({bases}):" if bases else f"class {name}:"]
+            for method in rng.sample(("m", "n", "__init__"), rng.randint(1, 2)):
                 body = rng.choice((self.call(), "self.m(1)", "super().m(1)", "self.n()"))
                 lines += [f"    def {method}(self, x=0):", f"        return {body}"]
         if rng.random() < 0.5:
