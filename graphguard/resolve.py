@@ -633,9 +633,12 @@ class Resolver:
             t = self.imported(imp, path)
             # `from a import f` depends on `a` even when `f` is defined elsewhere (a re-export):
             # when `a` stops re-exporting it, this file must be re-resolved.
-            source = self.module(base, path) if imp.name is not None else None
-            if isinstance(source, Mod) and source.path and source.path != path:
-                out.uses.setdefault(source.path, set())
+            # `import a.b.c` binds `a`: `a.b.c.f()` is looked up through the namespaces of `a` and `a.b`.
+            parts = base.split(".")
+            sources = [base] if imp.name is not None else [".".join(parts[:i]) for i in range(1, len(parts))]
+            for source in (self.module(name, path) for name in sources):
+                if isinstance(source, Mod) and source.path and source.path != path:
+                    out.uses.setdefault(source.path, set())
             if imp.name is None and isinstance(t, Mod):
                 t = self.module(base, path)  # the edge goes to a.b, not a
         if isinstance(t, Partial):
@@ -684,7 +687,7 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     for d in facts.definitions:
         if ".<locals>." in d.qualname:
             continue
-        item = (d.qualname, d.kind.value, d.returns, d.bases)
+        item: tuple[object, ...] = (d.qualname, d.kind.value, d.returns, d.bases)
         if d.kind is DefKind.CLASS and d.decorators:  # `@dataclass` makes the constructor (only then: digests stay as they were)
             item += (d.decorators,)
         add(d.qualname.split(".", 1)[0], item)
