@@ -278,7 +278,7 @@ class Indexer:
             for src_path, src_id, src_blob in db.execute(
                 "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
-                used = self._uses_names(src_id, module, modules, names)
+                used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
                 dirty.add(src_path)
@@ -290,7 +290,7 @@ class Indexer:
                     queue.append((src_path, passed))
         return {p for p in dirty if p not in removed}
 
-    def _uses_names(self, file_id: int, module: str, modules: list[str], names: set[str]) -> set[str]:
+    def _uses_names(self, file_id: int, blob: str, module: str, modules: list[str], names: set[str]) -> set[str]:
         """The names through which a file uses `names` of `module` (importable as any of `modules`); empty if none."""
         db = self.store.graph
         if EVERY_NAME in names:
@@ -315,7 +315,16 @@ class Indexer:
         for t in targets:
             args += [t, t + ".%"]
         hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
-        return set(names) if hit else set()
+        if hit:
+            return set(names)
+        # A use that resolved to nothing left no site (`class K(mod.Base)` before `Base` existed): where the
+        # module itself is imported, look for the name in the file's own text of uses.
+        mods = ",".join("?" * len(modules))
+        if db.execute(f"SELECT 1 FROM imports WHERE file_id = ? AND name IS NULL AND module IN ({mods}) LIMIT 1", (file_id, *modules)).fetchone():
+            facts = self.facts(blob)
+            if facts is None or not last.isdisjoint(_words(facts)):
+                return set(names)
+        return set()
 
     def _passes_on(self, file_id: int, blob: str, module: str, modules: list[str], used: set[str]) -> set[str]:
         """The names under which a file that uses `used` of `module` passes a change of them on to its own users.
@@ -460,6 +469,13 @@ class Indexer:
 
 
 _WORD = re.compile(r"\w+")
+def _words(facts: FileFacts) -> set[str]:
+    """Every name a file's uses mention: callees, references, bases, annotations, bound values."""
+    texts = [c.callee for c in facts.calls] + [r.target for r in facts.references] + [b.value for b in facts.bindings]
+    texts += [t for d in facts.definitions for t in (*d.bases, *d.decorators, d.returns or "")]
+    return {w for t in texts for w in _WORD.findall(t)}
+
+
 #: The tables of rows per file (besides `files`): what a rebuild empties and re-indexes.
 GRAPH_TABLES = ("symbols", "sites", "imports", "file_edges")
 #: Ids per `IN (...)`: well under SQLite's limit of bound parameters (999 before 3.32).
