@@ -340,10 +340,12 @@ class Indexer:
         if facts is None:
             return {EVERY_NAME}
         bound = self._rebinds(file_id, facts, modules, used)
-        refs = bound | {part for n in used for part in n.split(".")}
+        if EVERY_NAME in bound:
+            return {EVERY_NAME}
+        refs = bound | {part for n in used - {EVERY_NAME} for part in n.split(".")}
 
         def mentions(text: str | None) -> bool:
-            return bool(text) and (EVERY_NAME in used or not refs.isdisjoint(_WORD.findall(text or "")))
+            return bool(text) and not refs.isdisjoint(_WORD.findall(text or ""))
 
         if any(d.kind is DefKind.CLASS and any(mentions(b) for b in d.bases) for d in facts.definitions):
             return {EVERY_NAME}
@@ -358,15 +360,17 @@ class Indexer:
         return derived
 
     def _rebinds(self, file_id: int, facts: FileFacts, modules: list[str], names: set[str]) -> set[str]:
-        """The names a file binds at module level by importing `names` (any, for EVERY_NAME) from one of `modules`."""
+        """The names a file binds at module level by importing `names` from one of `modules`; for EVERY_NAME,
+        every name it binds from them (the modules themselves included: `import a.b as m`)."""
         mods = ",".join("?" * len(modules))
         rows = set(self.store.graph.execute(
-            f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND name IS NOT NULL AND module IN ({mods})", (file_id, *modules)
+            f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND module IN ({mods})", (file_id, *modules)
         ))
         if any(name == "*" for _, name in rows):
             return set(names)  # a star import re-exports them under their own names
         # The graph keeps the imported name; the facts have the alias it is bound to.
-        return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (EVERY_NAME in names or i.name in names)}
+        every = EVERY_NAME in names
+        return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (every or i.name is not None and i.name in names)}
 
     def _write(
         self,
