@@ -34,9 +34,10 @@ Run = Callable[..., Result]
 
 
 def call_sites(graphguard: Run, repo: GitRepo, symbol: str) -> int:
+    """How many calls `callers` resolves to `symbol` (by-name guesses left out)."""
     r = graphguard(repo, "callers", symbol, "--format", "json")
     assert r.code == 0, r.err
-    return sum(c["kind"] == "call" for c in r.json["callers"])
+    return sum(c["kind"] == "call" and c["resolution"] == "exact" for c in r.json["callers"])
 
 
 def assert_same_as_fresh(repo: GitRepo, what: str) -> None:
@@ -72,6 +73,63 @@ def test_a_checkout_of_hundreds_of_files_and_back_keeps_every_call_site(make_rep
     assert r.code == 1, r.err
     assert r.json["verdict"] == "block"
     assert sum(c["status"] == "broken" for ch in r.json["changes"] for c in ch["callers"]) == 1200
+
+
+# --- what the walk found, one case each ------------------------------------------------------------------
+
+
+def index_and_compare(graphguard: Run, repo: GitRepo, what: str) -> None:
+    r = graphguard(repo, "index")
+    assert r.code == 0, r.err
+    assert_same_as_fresh(repo, what)
+
+
+def test_a_module_that_stops_re_exporting_a_name_re_resolves_its_importers(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `use.py` imports `f` from `mid.py`, which only re-exports it: its sites point at `low.py`.
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/low.py": "def f(a):\n    return a\n",
+        "pkg/mid.py": "from pkg.low import f\n",
+        "pkg/use.py": "from pkg.mid import f\n\n\ndef g():\n    return f(1)\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("mid stops re-exporting", {"pkg/mid.py": "X = 1\n"})
+    index_and_compare(graphguard, repo, "after the re-export went")
+    assert call_sites(graphguard, repo, "pkg.low.f") == 0
+
+
+def test_a_base_class_appearing_re_resolves_the_subclass_users(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `Child`'s base, named through a module alias, does not exist yet; then it does, with `run`.
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/base.py": "X = 1\n",
+        "pkg/child.py": "import pkg.base as b\n\n\nclass Child(b.Base):\n    pass\n",
+        "pkg/use.py": "from pkg.child import Child\n\n\ndef g():\n    return Child().run(1)\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("Base appears", {"pkg/base.py": "class Base:\n    def run(self, x):\n        return x\n"})
+    index_and_compare(graphguard, repo, "after Base appeared")
+    assert call_sites(graphguard, repo, "pkg.base.Base.run") == 1
+
+
+def test_two_files_of_one_module_name_resolve_their_own_members(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `app/` and `lib/` are import roots, so both files are module `a`: a member of one is not the other's.
+    one = "class L:\n    def m(self):\n        return self.n()\n"
+    repo = make_repo({"app/a.py": one + "    def n(self):\n        return 1\n", "lib/a.py": one})
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("touch lib", {"lib/a.py": one + "# touched\n"})
+    index_and_compare(graphguard, repo, "after touching lib/a.py")
+
+
+def test_a_configuration_change_rebuilds_what_a_fresh_index_builds(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/mod.py": "def f(a):\n    return a\n",
+        "checks/probe.py": "from pkg.mod import f\n\n\ndef test_f():\n    assert f(1)\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("probe is a test", {".graphguard.toml": 'tests = ["checks/*.py"]\n'})
+    index_and_compare(graphguard, repo, "after the test globs changed")
 
 
 # --- a randomized walk over a generated history ---------------------------------------------------------
