@@ -239,7 +239,9 @@ class Indexer:
     ) -> set[str]:
         """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
         db = self.store.graph
+        gone = set(removed)
         dirty = set(added) | set(modified)
+        clean = set(old) - gone - dirty  # once empty, every file is dirty: nothing left to look for
         # Every name a file is importable under (several roots can give it several), removed files' from the old map.
         old_map = ModuleMap.build(old) if added or removed else modmap
         names_of: dict[str, list[str]] = {}
@@ -253,42 +255,52 @@ class Indexer:
             if names:
                 queue.append((p, names))
         if added or removed:
-            # A module appeared or vanished: imports that named it (or could) resolve differently.
-            names = {n for p in added + removed for n in names_of.get(p, ())}
-            prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
-            # External ones too: a name that was not the repository's may now be (`sub.c` once `src/proj/sub/c.py` is added).
-            # And a top-level name coming or going turns the imports under it from external to not found, or back.
-            tops = old_map.top_names ^ modmap.top_names
-            rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id")
-            affected = {
-                path for path, module in rows
-                if module in prefixes or module.startswith(tuple(n + "." for n in names)) or module.split(".", 1)[0] in tops
-            }
-            affected.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
-            # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
+            affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
             dirty |= affected
-            queue.extend((p, {EVERY_NAME}) for p in sorted(affected - set(added) - set(removed)))
+            clean -= affected
+            # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
+            queue.extend((p, {EVERY_NAME}) for p in sorted(affected - set(added)))
         seen = {(p, frozenset(n)) for p, n in queue}
-        while queue:
+        while queue and clean:
             path, names = queue.pop()
-            if path not in old:
-                continue
             fid, module = old[path][0], old[path][2]
             modules = sorted(set(names_of.get(path, ())) | {module})
             for src_path, src_id, src_blob in db.execute(
                 "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
+                if src_path in gone:
+                    continue
                 used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
                 dirty.add(src_path)
+                clean.discard(src_path)
                 # Subclasses, re-exports and what is derived from them pass the change on.
                 passed = self._passes_on(src_id, src_blob, module, modules, used)
                 key = (src_path, frozenset(passed))
                 if passed and key not in seen:
                     seen.add(key)
                     queue.append((src_path, passed))
-        return {p for p in dirty if p not in removed}
+        return dirty - gone
+
+    def _affected_by_modules(
+        self, paths: list[str], names_of: dict[str, list[str]], old_map: ModuleMap, modmap: ModuleMap
+    ) -> set[str]:
+        """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently: one
+        naming it, a package above it or a module below it; one under a top-level name that came or went (it
+        turns from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); one not found."""
+        db = self.store.graph
+        names = {n for p in paths for n in names_of.get(p, ())}
+        prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
+        tops = old_map.top_names ^ modmap.top_names
+        affected = set()
+        for path, module in db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id"):
+            parts = module.split(".")
+            above = {".".join(parts[:i]) for i in range(1, len(parts))}
+            if module in prefixes or parts[0] in tops or not names.isdisjoint(above):
+                affected.add(path)
+        affected.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+        return affected
 
     def _uses_names(self, file_id: int, blob: str, module: str, modules: list[str], names: set[str]) -> set[str]:
         """The names through which a file uses `names` of `module` (importable as any of `modules`); empty if none."""
