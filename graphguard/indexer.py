@@ -249,18 +249,28 @@ class Indexer:
             for name, paths in m.by_name.items():
                 for p in paths:
                     names_of.setdefault(p, []).append(name)
-        queue: list[tuple[str, set[str]]] = [(p, {EVERY_NAME}) for p in removed]
+        queue: list[tuple[str, set[str]]] = []
+        queued: dict[str, set[str]] = {}
+
+        def push(path: str, names: set[str]) -> None:
+            # Only names not yet looked for: whether a file uses a set of names is the union over them.
+            have = queued.setdefault(path, set())
+            news = {EVERY_NAME} if EVERY_NAME in names else names - have
+            if news and EVERY_NAME not in have:
+                have |= news
+                queue.append((path, news))
+
+        for p in removed:
+            push(p, {EVERY_NAME})
         for p in modified:
-            names = changed_names(_stored_digests(old[p][3]), digests[p])
-            if names:
-                queue.append((p, names))
+            push(p, changed_names(_stored_digests(old[p][3]), digests[p]))
         if added or removed:
             affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
             dirty |= affected
             clean -= affected
             # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
-            queue.extend((p, {EVERY_NAME}) for p in sorted(affected - set(added)))
-        seen = {(p, frozenset(n)) for p, n in queue}
+            for p in sorted(affected - set(added)):
+                push(p, {EVERY_NAME})
         while queue and clean:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
@@ -268,19 +278,15 @@ class Indexer:
             for src_path, src_id, src_blob in db.execute(
                 "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
-                if src_path in gone:
-                    continue
+                if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
+                    continue  # gone, or dirty already with every name passed on
                 used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
                 dirty.add(src_path)
                 clean.discard(src_path)
                 # Subclasses, re-exports and what is derived from them pass the change on.
-                passed = self._passes_on(src_id, src_blob, module, modules, used)
-                key = (src_path, frozenset(passed))
-                if passed and key not in seen:
-                    seen.add(key)
-                    queue.append((src_path, passed))
+                push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
         return dirty - gone
 
     def _affected_by_modules(
