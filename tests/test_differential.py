@@ -7,6 +7,7 @@ incrementally after every move, and compares a full dump of it with a from-scrat
 from __future__ import annotations
 
 import random
+import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -223,8 +224,6 @@ class Walk:
 
     def attempt(self, args: tuple[str, ...], abort: tuple[str, ...]) -> bool:
         """Run a git command that may stop on a conflict; on one, abort it and report False."""
-        import subprocess
-
         proc = subprocess.run(("git", *args), cwd=self.repo.root, capture_output=True, check=False)
         if proc.returncode == 0:
             return True
