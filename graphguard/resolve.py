@@ -213,6 +213,9 @@ class Resolver:
         self._busy: set[tuple[str, str]] = set()
         self._lookup_memo: dict[tuple[str, str, str], Target] = {}
         self._busy_lookup: set[tuple[str, str, str]] = set()
+        # Times a lookup was cut short (a cycle, or too deep). A result computed across a cut depends on where
+        # the lookup started, so it is not memoised: the answer must not depend on which files were resolved first.
+        self._cuts = 0
 
     # modules
 
@@ -254,13 +257,16 @@ class Resolver:
         if key in self._attr_memo:
             return self._attr_memo[key]
         if key in self._busy or depth > MAX_DEPTH:
+            self._cuts += 1
             return None
         self._busy.add(key)
+        cuts = self._cuts
         try:
             result = self._module_attr(path, name, depth)
         finally:
             self._busy.discard(key)
-        self._attr_memo[key] = result
+        if self._cuts == cuts:
+            self._attr_memo[key] = result
         return result
 
     def _module_attr(self, path: str, name: str, depth: int) -> Target:
@@ -352,7 +358,10 @@ class Resolver:
     # attribute, call, member
 
     def attribute(self, target: Target, attr: str, depth: int = 0) -> Target:
-        if depth > MAX_DEPTH or target is None:
+        if target is None:
+            return None
+        if depth > MAX_DEPTH:
+            self._cuts += 1
             return None
         if isinstance(target, Mod):
             if target.path is not None:
@@ -396,9 +405,12 @@ class Resolver:
         if key in self._member_memo:
             return self._member_memo[key]
         if cls in seen or depth > MAX_DEPTH:
+            self._cuts += 1
             return None
+        cuts = self._cuts
         result = self._member(cls, attr, depth, seen | {cls})
-        self._member_memo[key] = result
+        if self._cuts == cuts:
+            self._member_memo[key] = result
         return result
 
     def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[Sym]) -> Target:
@@ -450,13 +462,16 @@ class Resolver:
         if key in self._lookup_memo:
             return self._lookup_memo[key]
         if key in self._busy_lookup:
+            self._cuts += 1
             return None  # `x = x.strip()`: a name defined through itself
         self._busy_lookup.add(key)
+        cuts = self._cuts
         try:
             result = self._lookup(info, scope, name, depth)
         finally:
             self._busy_lookup.discard(key)
-        self._lookup_memo[key] = result
+        if self._cuts == cuts:
+            self._lookup_memo[key] = result
         return result
 
     def _lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
@@ -488,7 +503,10 @@ class Resolver:
         return None
 
     def chain(self, info: ModuleInfo, scope: str, chain: str, depth: int = 0) -> Target:
-        if depth > MAX_DEPTH or not chain:
+        if not chain:
+            return None
+        if depth > MAX_DEPTH:
+            self._cuts += 1
             return None
         parts = chain.split(".")
         head = parts[0]
