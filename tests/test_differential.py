@@ -301,7 +301,7 @@ def test_random_walk_over_branches_merges_and_rebases_matches_a_fresh_index(
     # Fixed dates make the commits, hence the walk, the same on every run.
     monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-    rng = random.Random(8)
+    rng = random.Random(21)  # at step 114, a file resolved differently after other files than on its own
     done = walk(seed_repo(make_repo, rng), rng, 120)
     # The walk took every kind of move (a seed that skips one would prove less than it claims).
     assert {"edit", "touch", "add", "remove", "rename", "package", "unpackage", "bulk", "branch", "checkout", "merge", "rebase",
