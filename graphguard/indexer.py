@@ -10,17 +10,25 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
-from graphguard.model import FileFacts, IndexResult
+from graphguard.model import DefKind, FileFacts, IndexResult
 from graphguard.modules import ModuleMap, is_python
-from graphguard.resolve import EVERY_NAME, FileResolution, Resolver, changed_names, interface_digests
+from graphguard.resolve import (
+    EVERY_NAME,
+    FileResolution,
+    Resolver,
+    changed_names,
+    interface_digests,
+)
 from graphguard.store import Store
 
 #: Below this many unseen blobs a process pool costs more than it saves.
@@ -282,8 +290,10 @@ class Indexer:
             dirty = self._dirty(old, added, removed, modified, digests, modmap)
         resolver = Resolver(modmap, lambda path: self.facts(new[path].blob) if path in new else None)
         resolutions = [resolver.resolve_file(p) for p in sorted(dirty)]
-        changed = set(added) | set(modified) if not cold else set(new)
-        self._write(head, new, old, removed, changed, dirty, resolutions, modmap, digests, warnings)
+        # Only when every file is re-resolved may the tables be emptied and rewritten whole.
+        rebuild = dirty == set(new)
+        changed = set(new) if rebuild else set(added) | set(modified)
+        self._write(head, new, old, removed, changed, resolutions, modmap, digests, warnings, rebuild=rebuild)
         for e in entries:
             f = self._facts.get(e.blob)
             if f is not None:
@@ -301,59 +311,92 @@ class Indexer:
     ) -> set[str]:
         """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
         db = self.store.graph
+        gone = set(removed)
         dirty = set(added) | set(modified)
-        queue: list[tuple[str, set[str]]] = [(p, {EVERY_NAME}) for p in removed]
+        clean = set(old) - gone - dirty  # once empty, every file is dirty: nothing left to look for
+        # Every name a file is importable under (several roots can give it several), removed files' from the old map.
+        old_map = ModuleMap.build(old) if added or removed else modmap
+        names_of: dict[str, list[str]] = {}
+        for m in (old_map, modmap):
+            for name, paths in m.by_name.items():
+                for p in paths:
+                    names_of.setdefault(p, []).append(name)
+        queue: list[tuple[str, set[str]]] = []
+        queued: dict[str, set[str]] = {}
+
+        def push(path: str, names: set[str]) -> None:
+            # Only names not yet looked for: whether a file uses a set of names is the union over them.
+            have = queued.setdefault(path, set())
+            news = {EVERY_NAME} if EVERY_NAME in names else names - have
+            if news and EVERY_NAME not in have:
+                have |= news
+                queue.append((path, news))
+
+        for p in removed:
+            push(p, {EVERY_NAME})
         for p in modified:
-            names = changed_names(_stored_digests(old[p][3]), digests[p])
-            if names:
-                queue.append((p, names))
+            push(p, changed_names(_stored_digests(old[p][3]), digests[p]))
         if added or removed:
-            # A module appeared or vanished: imports that named it (or could) resolve differently.
-            names = {n for p in added for n, paths in modmap.by_name.items() if p in paths}
-            names |= {old[p][2] for p in removed}
-            prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
-            rows = db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status != 'external'")
-            dirty.update(path for path, module in rows if module in prefixes or module.startswith(tuple(n + "." for n in names)))
-            dirty.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
-        seen = {(p, frozenset(n)) for p, n in queue}
-        while queue:
+            affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
+            dirty |= affected
+            clean -= affected
+            # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
+            for p in sorted(affected - set(added)):
+                push(p, {EVERY_NAME})
+        while queue and clean:
             path, names = queue.pop()
-            if path not in old:
-                continue
             fid, module = old[path][0], old[path][2]
-            for src_path, src_id in db.execute(
-                "SELECT f.path, f.id FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
+            modules = sorted(set(names_of.get(path, ())) | {module})
+            for src_path, src_id, src_blob in db.execute(
+                "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
             ):
-                used = self._uses_names(src_id, module, names)
+                if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
+                    continue  # gone, or dirty already with every name passed on
+                used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
                 dirty.add(src_path)
-                # Re-exports (package __init__ barrels) and subclasses pass the change on, under the names they bind.
-                subclasses = db.execute(
-                    "SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (src_id, module + ".%")
-                ).fetchone()
-                passed = {EVERY_NAME} if subclasses else used if src_path.endswith("__init__.py") else set()
-                key = (src_path, frozenset(passed))
-                if passed and key not in seen:
-                    seen.add(key)
-                    queue.append((src_path, passed))
-        return {p for p in dirty if p not in removed}
+                clean.discard(src_path)
+                # Subclasses, re-exports and what is derived from them pass the change on.
+                push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
+        return dirty - gone
 
-    def _uses_names(self, file_id: int, module: str, names: set[str]) -> set[str]:
-        """The names (as this file binds them) through which a file uses `names` of `module`; empty if none."""
+    def _affected_by_modules(
+        self, paths: list[str], names_of: dict[str, list[str]], old_map: ModuleMap, modmap: ModuleMap
+    ) -> set[str]:
+        """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently: one
+        naming it, a package above it or a module below it; one under a top-level name that came or went (it
+        turns from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); one not found."""
+        db = self.store.graph
+        names = {n for p in paths for n in names_of.get(p, ())}
+        prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
+        tops = old_map.top_names ^ modmap.top_names
+        affected = set()
+        for path, module in db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id"):
+            parts = module.split(".")
+            above = {".".join(parts[:i]) for i in range(1, len(parts))}
+            if module in prefixes or parts[0] in tops or not names.isdisjoint(above):
+                affected.add(path)
+        affected.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+        return affected
+
+    def _uses_names(self, file_id: int, blob: str, module: str, modules: list[str], names: set[str]) -> set[str]:
+        """The names through which a file uses `names` of `module` (importable as any of `modules`); empty if none."""
         db = self.store.graph
         if EVERY_NAME in names:
             return {EVERY_NAME}
         marks = ",".join("?" * len(names))
+        mods = ",".join("?" * len(modules))
         bound = {
-            alias or name
-            for name, alias in db.execute(
-                f"SELECT i.name, NULL FROM imports i WHERE i.file_id = ? AND i.module = ? AND (i.name IN ({marks}) OR i.name = '*')",
-                (file_id, module, *names),
+            name
+            for (name,) in db.execute(
+                f"SELECT i.name FROM imports i WHERE i.file_id = ? AND i.module IN ({mods}) AND (i.name IN ({marks}) OR i.name = '*')",
+                (file_id, *modules, *names),
             )
         }
         if bound:
             return bound if "*" not in bound else {EVERY_NAME}
+        # Sites name their target by the defining file's own module name.
         targets = [f"{module}.{n}" for n in names]
         like = " OR ".join("target = ? OR target LIKE ?" for _ in targets)
         last = {n.rsplit(".", 1)[-1] for n in names}  # a member's name: `x.close()` unresolved
@@ -362,7 +405,62 @@ class Indexer:
         for t in targets:
             args += [t, t + ".%"]
         hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
-        return set(names) if hit else set()
+        if hit:
+            return set(names)
+        # A use that resolved to nothing left no site (`class K(mod.Base)` before `Base` existed): where the
+        # module itself is imported, look for the name in the file's own text of uses.
+        mods = ",".join("?" * len(modules))
+        if db.execute(f"SELECT 1 FROM imports WHERE file_id = ? AND name IS NULL AND module IN ({mods}) LIMIT 1", (file_id, *modules)).fetchone():
+            facts = self.facts(blob)
+            if facts is None or not last.isdisjoint(_words(facts)):
+                return set(names)
+        return set()
+
+    def _passes_on(self, file_id: int, blob: str, module: str, modules: list[str], used: set[str]) -> set[str]:
+        """The names under which a file that uses `used` of `module` passes a change of them on to its own users.
+
+        A name it imports is bound again in it (a re-export: `from .a import f`, under its alias), and so is
+        whatever it derives from one at module level: a binding (`obj = make()`), a function returning one
+        (`def get() -> K`). A class whose base may involve one passes on every name: its members come from
+        the base, whatever they are called."""
+        db = self.store.graph
+        if db.execute("SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (file_id, module + ".%")).fetchone():
+            return {EVERY_NAME}
+        facts = self.facts(blob)
+        if facts is None:
+            return {EVERY_NAME}
+        bound = self._rebinds(file_id, facts, modules, used)
+        if EVERY_NAME in bound:
+            return {EVERY_NAME}
+        refs = bound | {part for n in used - {EVERY_NAME} for part in n.split(".")}
+
+        def mentions(text: str | None) -> bool:
+            return bool(text) and not refs.isdisjoint(_WORD.findall(text or ""))
+
+        if any(d.kind is DefKind.CLASS and any(mentions(b) for b in d.bases) for d in facts.definitions):
+            return {EVERY_NAME}
+        derived = set(bound)
+        grew = True
+        while grew:  # `a = make()` then `b = a.build()`: to a fixed point
+            before = len(derived)
+            refs |= derived
+            derived |= {b.target for b in facts.bindings if not b.scope and "." not in b.target and mentions(b.value)}
+            derived |= {d.qualname for d in facts.definitions if "." not in d.qualname and mentions(d.returns)}
+            grew = len(derived) > before
+        return derived
+
+    def _rebinds(self, file_id: int, facts: FileFacts, modules: list[str], names: set[str]) -> set[str]:
+        """The names a file binds at module level by importing `names` from one of `modules`; for EVERY_NAME,
+        every name it binds from them (the modules themselves included: `import a.b as m`)."""
+        mods = ",".join("?" * len(modules))
+        rows = set(self.store.graph.execute(
+            f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND module IN ({mods})", (file_id, *modules)
+        ))
+        if any(name == "*" for _, name in rows):
+            return set(names)  # a star import re-exports them under their own names
+        # The graph keeps the imported name; the facts have the alias it is bound to.
+        every = EVERY_NAME in names
+        return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (every or i.name is not None and i.name in names)}
 
     def _write(
         self,
@@ -371,80 +469,126 @@ class Indexer:
         old: dict[str, tuple[int, str, str, str]],
         removed: list[str],
         changed: set[str],
-        dirty: set[str],
         resolutions: list[FileResolution],
         modmap: ModuleMap,
-        digests: dict[str, str],
+        digests: dict[str, dict[str, str]],
         warnings: list[tuple[str, str]],
+        *,
+        rebuild: bool,
     ) -> None:
-        bulk = len(dirty) > 500  # a cold build: drop the indexes, insert, index once at the end
+        """One transaction: the rows of removed files go, changed files get their row and symbols, and every
+        resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
+        resolved: then every table is emptied and the indexes are built once at the end instead of kept up
+        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise."""
         with self.store.transaction() as db:
-            indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall() if bulk else []
-            for name, _ in indexes:
-                db.execute(f"DROP INDEX {name}")
+            indexes = _drop_indexes(db) if rebuild else []
             ids: dict[str, int] = {p: v[0] for p, v in old.items()}
             gone = [ids.pop(p) for p in removed]
-            for fid in gone:
-                for table, col in (("symbols", "file_id"), ("sites", "file_id"), ("imports", "file_id"), ("file_edges", "src")):
-                    db.execute(f"DELETE FROM {table} WHERE {col} = ?", (fid,))
-                db.execute("DELETE FROM file_edges WHERE dst = ?", (fid,))
-                db.execute("DELETE FROM files WHERE id = ?", (fid,))
-            for path in sorted(changed):
-                e = new[path]
-                facts = self.facts(e.blob) or FileFacts(parsed=False)
-                row = (e.blob, modmap.module_of(path), int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
-                       int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
-                if path in ids:
-                    db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
-                    db.execute("DELETE FROM symbols WHERE file_id = ?", (ids[path],))
-                else:
-                    ids[path] = db.execute(
-                        "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
-                    ).lastrowid
-                module = row[1]
-                fid = ids[path]
-                db.executemany(
-                    "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
-                    [
-                        (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
-                         json.dumps(d.bases) if d.bases else None)
-                        for d in facts.definitions
-                    ],
-                )
-            if bulk:
-                for table in ("sites", "imports", "file_edges"):
+            if rebuild:
+                for table in GRAPH_TABLES:
                     db.execute(f"DELETE FROM {table}")
+                _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
             else:
-                for fid in (ids[p] for p in dirty):
-                    db.execute("DELETE FROM sites WHERE file_id = ?", (fid,))
-                    db.execute("DELETE FROM imports WHERE file_id = ?", (fid,))
-                    db.execute("DELETE FROM file_edges WHERE src = ?", (fid,))
-            tests = {p for p in new if self.config.is_test(p)}
-            site_rows = []
-            import_rows = []
-            edge_rows = []
-            for r in resolutions:
-                fid = ids[r.path]
-                site_rows.extend(
-                    (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-                     s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
-                    for s in r.sites
-                )
-                import_rows.extend(
-                    (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
-                    for i in r.imports
-                )
-                for dst, symbols in r.uses.items():
-                    if dst not in ids:
-                        continue
-                    edge_rows.append((fid, ids[dst], "import", len(symbols)))
-                    if r.path in tests and dst not in tests:
-                        edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
-            db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
-            db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
-            db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+                _delete_where_in(db, [
+                    "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
+                    "DELETE FROM files WHERE id IN ({})",
+                ], gone)
+                _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], [ids[p] for p in changed if p in ids])
+                _delete_where_in(db, [
+                    "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
+                    "DELETE FROM file_edges WHERE src IN ({})",
+                ], gone + [ids[r.path] for r in resolutions if r.path in ids])
+            self._write_files(db, new, changed, ids, modmap, digests)
+            self._write_resolutions(db, new, resolutions, ids)
             for _, sql in indexes:
                 db.execute(sql)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+
+    def _write_files(
+        self, db: sqlite3.Connection, new: dict[str, Entry], changed: set[str], ids: dict[str, int], modmap: ModuleMap,
+        digests: dict[str, dict[str, str]],
+    ) -> None:
+        """The row and the symbols of every changed file (their old symbols are deleted already); new ids into `ids`."""
+        for path in sorted(changed):
+            e = new[path]
+            facts = self.facts(e.blob) or FileFacts(parsed=False)
+            module = modmap.module_of(path)
+            row = (e.blob, module, int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
+                   int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
+            if path in ids:
+                db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
+            else:
+                fid = db.execute(
+                    "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
+                ).lastrowid
+                assert fid is not None
+                ids[path] = fid
+            db.executemany(
+                "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (ids[path], f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+                     json.dumps(d.bases) if d.bases else None)
+                    for d in facts.definitions
+                ],
+            )
+
+    def _write_resolutions(self, db: sqlite3.Connection, new: dict[str, Entry], resolutions: list[FileResolution], ids: dict[str, int]) -> None:
+        """Sites, imports and outgoing edges of every resolved file (their old rows are deleted already)."""
+        tests = {p for p in new if self.config.is_test(p)}
+        site_rows: list[tuple[object, ...]] = []
+        import_rows: list[tuple[object, ...]] = []
+        edge_rows: list[tuple[int, int, str, int]] = []
+        for r in resolutions:
+            fid = ids[r.path]
+            site_rows.extend(
+                (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
+                 s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
+                for s in r.sites
+            )
+            import_rows.extend(
+                (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+                for i in r.imports
+            )
+            for dst, symbols in r.uses.items():
+                if dst not in ids:
+                    continue
+                edge_rows.append((fid, ids[dst], "import", len(symbols)))
+                if r.path in tests and dst not in tests:
+                    edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
+        db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
+        db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
+        db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+
+
+_WORD = re.compile(r"\w+")
+def _words(facts: FileFacts) -> set[str]:
+    """Every name a file's uses mention: callees, references, bases, annotations, bound values."""
+    texts = [c.callee for c in facts.calls] + [r.target for r in facts.references] + [b.value for b in facts.bindings]
+    texts += [t for d in facts.definitions for t in (*d.bases, *d.decorators, d.returns or "")]
+    return {w for t in texts for w in _WORD.findall(t)}
+
+
+#: The tables of rows per file (besides `files`): what a rebuild empties and re-indexes.
+GRAPH_TABLES = ("symbols", "sites", "imports", "file_edges")
+#: Ids per `IN (...)`: well under SQLite's limit of bound parameters (999 before 3.32).
+ID_BATCH = 500
+
+
+def _delete_where_in(db: sqlite3.Connection, statements: list[str], ids: list[int]) -> None:
+    """Run each `DELETE ... WHERE col IN ({})` over `ids` in batches: one indexed lookup per id, never a scan per id."""
+    for i in range(0, len(ids), ID_BATCH):
+        batch = ids[i : i + ID_BATCH]
+        marks = ",".join("?" * len(batch))
+        for statement in statements:
+            db.execute(statement.format(marks), batch)
+
+
+def _drop_indexes(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Drop the graph's indexes (a rebuild writes every row: indexing once at the end is faster); return them to recreate."""
+    indexes: list[tuple[str, str]] = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (?, ?, ?, ?)",
+        GRAPH_TABLES,).fetchall()
+    for name, _ in indexes:
+        db.execute(f"DROP INDEX {name}")
+    return indexes

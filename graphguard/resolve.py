@@ -226,10 +226,13 @@ class Resolver:
         self._load = load
         self._infos: dict[str, ModuleInfo | None] = {}
         self._attr_memo: dict[tuple[str, str], Target] = {}
-        self._member_memo: dict[tuple[str, str], Target] = {}
+        self._member_memo: dict[tuple[str, str, str], Target] = {}
         self._busy: set[tuple[str, str]] = set()
         self._lookup_memo: dict[tuple[str, str, str], Target] = {}
         self._busy_lookup: set[tuple[str, str, str]] = set()
+        # Times a lookup was cut short (a cycle, or too deep). A result computed across a cut depends on where
+        # the lookup started, so it is not memoised: the answer must not depend on which files were resolved first.
+        self._cuts = 0
 
     # modules
 
@@ -271,15 +274,18 @@ class Resolver:
         if key in self._attr_memo:
             return self._attr_memo[key]
         if key in self._busy:
+            self._cuts += 1
             return None
         if depth > MAX_DEPTH:
+            self._cuts += 1
             return TOO_LONG
         self._busy.add(key)
+        cuts = self._cuts
         try:
             result = self._module_attr(path, name, depth)
         finally:
             self._busy.discard(key)
-        if not isinstance(result, Limit):
+        if self._cuts == cuts and not isinstance(result, Limit):
             self._attr_memo[key] = result
         return result
 
@@ -377,6 +383,7 @@ class Resolver:
         if target is None or isinstance(target, Limit):
             return target
         if depth > MAX_DEPTH:
+            self._cuts += 1
             return TOO_LONG
         if isinstance(target, Mod):
             if target.path is not None:
@@ -417,22 +424,26 @@ class Resolver:
             return target
         return None
 
-    def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> Target:
-        key = (cls.qualname, attr)
+    def member(self, cls: Sym, attr: str, depth: int = 0, seen: frozenset[Sym] = frozenset()) -> Target:
+        key = (cls.path, cls.qualname, attr)  # by path too: two roots can give two files one module name
         if key in self._member_memo:
             return self._member_memo[key]
-        if cls.qualname in seen:
+        if cls in seen:
+            self._cuts += 1
             return None
         if len(seen) >= MAX_INHERITANCE:
+            self._cuts += 1
             return TOO_DEEP
         if depth > MAX_DEPTH:
+            self._cuts += 1
             return TOO_LONG
-        result = self._member(cls, attr, depth, seen | {cls.qualname})
-        if not isinstance(result, Limit):
+        cuts = self._cuts
+        result = self._member(cls, attr, depth, seen | {cls})
+        if self._cuts == cuts and not isinstance(result, Limit):
             self._member_memo[key] = result
         return result
 
-    def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[str]) -> Target:
+    def _member(self, cls: Sym, attr: str, depth: int, seen: frozenset[Sym]) -> Target:
         info = self.info(cls.path)
         if info is None:
             return None
@@ -483,13 +494,15 @@ class Resolver:
         if key in self._lookup_memo:
             return self._lookup_memo[key]
         if key in self._busy_lookup:
+            self._cuts += 1
             return None  # `x = x.strip()`: a name defined through itself
         self._busy_lookup.add(key)
+        cuts = self._cuts
         try:
             result = self._lookup(info, scope, name, depth)
         finally:
             self._busy_lookup.discard(key)
-        if not isinstance(result, Limit):
+        if self._cuts == cuts and not isinstance(result, Limit):
             self._lookup_memo[key] = result
         return result
 
@@ -525,6 +538,7 @@ class Resolver:
         if not chain:
             return None
         if depth > MAX_DEPTH:
+            self._cuts += 1
             return TOO_LONG
         parts = chain.split(".")
         head = parts[0]
@@ -669,6 +683,14 @@ class Resolver:
             t: Target = self.module(base, path) or (None if imp.level else self.external_or_none(base))
         else:
             t = self.imported(imp, path)
+            # `from a import f` depends on `a` even when `f` is defined elsewhere (a re-export):
+            # when `a` stops re-exporting it, this file must be re-resolved.
+            # `import a.b.c` binds `a`: `a.b.c.f()` is looked up through the namespaces of `a` and `a.b`.
+            parts = base.split(".")
+            sources = [base] if imp.name is not None else [".".join(parts[:i]) for i in range(1, len(parts))]
+            for source in (self.module(name, path) for name in sources):
+                if isinstance(source, Mod) and source.path and source.path != path:
+                    out.uses.setdefault(source.path, set())
             if imp.name is None and isinstance(t, Mod):
                 t = self.module(base, path)  # the edge goes to a.b, not a
         if isinstance(t, Partial):
@@ -717,7 +739,9 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     for d in facts.definitions:
         if ".<locals>." in d.qualname:
             continue
-        item = (d.qualname, d.kind.value, d.returns, d.bases)
+        item: tuple[object, ...] = (d.qualname, d.kind.value, d.returns, d.bases)
+        if d.kind is DefKind.CLASS and d.decorators:  # `@dataclass` makes the constructor (only then: digests stay as they were)
+            item += (d.decorators,)
         add(d.qualname.split(".", 1)[0], item)
         if "." in d.qualname:  # a member on its own too: `x.close()` on an untyped receiver matches it by name
             add(d.qualname, item)

@@ -1,8 +1,8 @@
 """Format versions: bump one and what was stored under the old one is rebuilt."""
 
-#: The shape of FileFacts (and what the parser extracts): cached facts of another version are re-parsed.
-FACTS_VERSION = 4
-#: The graph database's tables.
-SCHEMA_VERSION = 5
+#: The shape of FileFacts (and what the parser extracts; 5: declared encodings, depth bounds, exact comment blanking): cached facts of another version are re-parsed.
+FACTS_VERSION = 5
+#: The graph database's tables and what resolution stores in them (6: too-deep and too-long resolutions).
+SCHEMA_VERSION = 6
 #: The blob cache's table (2: facts as bytes with a checksum).
 BLOB_VERSION = 2
