@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -154,3 +155,12 @@ LIB = {
 }
 BREAK = {"pkg/mod.py": "def f(a, b):\n    return a\n"}
 FIX = {"pkg/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"}
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    """Kill what is left of a process group a test started (a killed index may leave parse workers), so a failure leaks nothing."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=30)

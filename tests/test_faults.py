@@ -24,7 +24,7 @@ from graphguard.errors import LockTimeout
 from graphguard.indexer import PARALLEL_THRESHOLD, Indexer
 from graphguard.store import Lock, Store
 from tests.graphdump import differences, dump
-from tests.helpers import GIT_LEAKS, GitRepo, Result
+from tests.helpers import GIT_LEAKS, GitRepo, Result, reap
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="finds processes through /proc")
 
@@ -116,15 +116,6 @@ def survivors(group: int) -> list[int]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.02)
-
-
-def reap(proc: subprocess.Popen[bytes]) -> None:
-    """Kill what is left of a process group this test started, so that a failure does not leak processes."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=30)
 
 
 @pytest.fixture

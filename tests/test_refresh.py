@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from graphguard.errors import LockTimeout
 from graphguard.main import main
 from graphguard.repo import open_repo
 from graphguard.store import Lock
-from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, run_git, stored_meta
+from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, reap, run_git, stored_meta
 
 Run = Callable[..., Result]
 
@@ -243,15 +242,6 @@ def _start(repo: GitRepo, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def _reap(proc: subprocess.Popen[bytes]) -> None:
-    """Kill what is left of a process group this test started (a killed refresh may leave parser workers)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=30)
-
-
 @pytest.fixture
 def big(make_repo: Callable[..., GitRepo]) -> GitRepo:
     return make_repo({"pkg/__init__.py": "", **_many_files(300)})
@@ -292,7 +282,7 @@ def test_kill_during_refresh_leaves_a_usable_graph(big: GitRepo, graphguard_cli:
         proc.kill()
         proc.wait(timeout=30)
     finally:
-        _reap(proc)
+        reap(proc)
     if big.graph_path.exists():
         assert graph_integrity(big) == "ok"
         # One transaction each: no schema yet (killed while creating it), the previous graph
@@ -318,7 +308,7 @@ def test_two_concurrent_refreshes(make_repo: Callable[..., GitRepo], round_: int
         results = [p.communicate(timeout=120) for p in procs]
     finally:
         for p in procs:
-            _reap(p)
+            reap(p)
     for p, (_, err) in zip(procs, results):
         assert p.returncode == 0, err
         # Neither run took the other's fresh database for a broken one.
