@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Iterator
 
@@ -54,6 +53,8 @@ def write_crash_log(repo: str | None, text: str) -> str | None:
                 f.write(text)
             return path
     with contextlib.suppress(OSError):
+        import tempfile  # only on this path: it imports random and shutil
+
         fd, path = tempfile.mkstemp(prefix="graphguard-crash-", suffix=".log")  # O_EXCL, mode 0600
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
