@@ -67,6 +67,7 @@ CREATE TABLE sites(
 CREATE INDEX sites_target ON sites(target) WHERE target IS NOT NULL;
 CREATE INDEX sites_init ON sites(init_target) WHERE init_target IS NOT NULL;
 CREATE INDEX sites_unresolved_name ON sites(name) WHERE resolution = 'unresolved';
+CREATE INDEX sites_limited_name ON sites(name) WHERE resolution IN ('too-deep', 'too-long');
 CREATE INDEX sites_file ON sites(file_id);
 -- File to file: kind import (n_symbols distinct symbols used) or test-of.
 CREATE TABLE file_edges(

@@ -752,8 +752,9 @@ def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches
 
     rows = graph.db.execute(
         "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
-        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call' AND s.resolution IN (?, ?)",
-        (qualname.rsplit(".", 1)[-1], *_LIMITED),
+        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call'"
+        " AND s.resolution IN ('too-deep', 'too-long')",  # literals: so the partial index sites_limited_name applies
+        (qualname.rsplit(".", 1)[-1],),
     )
     return [impact.Found(path, line, end_line, col, scope, "call", text, resolution,
                          CallShape(n_pos, tuple(k for k in kws.split(",") if k), bool(star), bool(starstar)), reaches_new)

@@ -29,10 +29,14 @@ def one_line(record: _T) -> _T:
 
 
 def _map(value: Any) -> Any:
+    """`value` itself when nothing in it needs escaping (the common case costs no copy), else a copy."""
     if isinstance(value, str):
-        return printable(value).translate(_CONTROL)
+        return value if value.isprintable() else printable(value).translate(_CONTROL)
     if isinstance(value, (list, tuple)):
-        return type(value)(_map(v) for v in value)
+        items = [_map(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.replace(value, **{f.name: _map(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init})
+        changed = {f.name: new for f in dataclasses.fields(value) if f.init
+                   if (new := _map(old := getattr(value, f.name))) is not old}
+        return dataclasses.replace(value, **changed) if changed else value
     return value
