@@ -39,6 +39,16 @@ def zsplit(out: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
+def is_utf8_name(path: str) -> bool:
+    """Whether a file name git gave is valid UTF-8 (the others arrive with surrogate escapes, which
+    SQLite and the reports cannot take)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class RepoPaths:
     root: str  # work tree top level

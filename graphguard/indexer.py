@@ -221,9 +221,7 @@ class Indexer:
         for e in git.ls_tree(self.root, rev):
             if not is_python(e.path) or self.config.is_excluded(e.path):
                 continue
-            try:
-                e.path.encode("utf-8")
-            except UnicodeEncodeError:  # git names are bytes; SQLite and the reports need text
+            if not git.is_utf8_name(e.path):
                 shown = e.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 warnings.append((shown, "file name is not valid UTF-8; not indexed"))
                 continue

@@ -91,7 +91,7 @@ def _select(repo: Repo, head: str | None, staged: bool, worktree: bool, base: st
 def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Version:
     version = Version(rev)
     # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
-    unnamed = [p for p in paths if not _is_utf8(p)]
+    unnamed = [p for p in paths if not git.is_utf8_name(p)]
     for path in unnamed:
         warning = FileWarning(path, "file name is not valid UTF-8; not checked")
         if warning not in warnings:  # once for both sides
@@ -124,13 +124,6 @@ def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) ->
             version.data[path], version.blobs[path] = version.data[src], e.sha
     return version
 
-
-def _is_utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _read_regular_file(root: str, path: str) -> bytes | str | None:

@@ -16,7 +16,7 @@ _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 #: As in `tokenize.detect_encoding`: a declaration on the second line counts after a blank or comment line only.
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
 _BOM = b"\xef\xbb\xbf"
-_UTF8 = {"utf-8", "utf_8", "utf8", "utf-8-sig", "utf_8_sig"}
+_UTF8 = {"utf-8", "utf8", "utf-8-sig"}  # as normalised by _is_utf8
 
 
 def declared(source: bytes) -> str | None:
@@ -35,7 +35,7 @@ def to_text(source: bytes) -> tuple[str, str | None]:
     """The file's text and a warning when it could not be read as it declares."""
     source = source.removeprefix(_BOM)
     name = declared(source)
-    if name is None or name.lower().replace("_", "-") in _UTF8:
+    if name is None or _is_utf8(name):
         return _utf8(source, "not valid UTF-8")
     try:
         is_text = codecs.lookup(name)._is_text_encoding
@@ -57,10 +57,15 @@ def to_utf8(source: bytes) -> tuple[bytes, str | None]:
         pass
     else:
         name = declared(source)
-        if not source.startswith(_BOM) and (name is None or name.lower().replace("_", "-") in _UTF8):
+        if not source.startswith(_BOM) and (name is None or _is_utf8(name)):
             return source, None
     text, warning = to_text(source)
     return text.encode("utf-8", "replace"), warning
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a declared encoding is UTF-8, in any of its spellings."""
+    return name.lower().replace("_", "-") in _UTF8
 
 
 def _utf8(source: bytes, problem: str, *, always: bool = False) -> tuple[str, str | None]:

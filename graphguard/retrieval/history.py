@@ -111,7 +111,7 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
     for c in commits:
         if c.side == "<":
             continue
-        paths = sorted({p for p in c.paths if is_python(p) and _is_utf8(p)})  # as the indexer: others are not stored
+        paths = sorted({p for p in c.paths if is_python(p) and git.is_utf8_name(p)})  # as the indexer: others are not stored
         if not paths:
             continue
         cid = db.execute("INSERT OR IGNORE INTO history_commits(sha, time, n_files) VALUES (?, ?, ?)",
@@ -125,13 +125,6 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
             touches.append((pid, cid))
     db.executemany("INSERT OR IGNORE INTO history_touches VALUES (?, ?)", touches)
 
-
-def _is_utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:  # git names are bytes: this one arrived with surrogate escapes
-        return False
-    return True
 
 
 # --- queries ------------------------------------------------------------------------------
