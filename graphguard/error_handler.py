@@ -44,14 +44,12 @@ def write_crash_log(repo: str | None, text: str) -> str | None:
     """Write `text` to `<git-dir>/graphguard/crash.log`, else to a new private temp file; return where
     (None: nowhere). Never a fixed name in the temp directory, and never through a symbolic link:
     a link planted there would have us overwrite whatever it points to."""
-    directory = _store_dir(repo) if repo else None
-    if directory is not None:
-        path = os.path.join(directory, CRASH_LOG)
-        with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            return path
+    from graphguard.store import write_log
+
+    git_dir = _git_dir(repo) if repo else None
+    path = write_log(git_dir, CRASH_LOG, text, append=False, mode=0o600) if git_dir else None
+    if path is not None:
+        return path
     with contextlib.suppress(OSError):
         import tempfile  # only on this path: it imports random and shutil
 
@@ -62,13 +60,10 @@ def write_crash_log(repo: str | None, text: str) -> str | None:
     return None
 
 
-def _store_dir(repo: str) -> str | None:
-    """`<git-dir>/graphguard` when it is a real directory (not a link), else None."""
+def _git_dir(repo: str) -> str | None:
     from graphguard import git
 
     try:
-        git_dir = git.repo_paths(os.path.abspath(repo)).git_dir
+        return git.repo_paths(os.path.abspath(repo)).git_dir
     except Exception:  # noqa: BLE001 - already reporting one failure; the temp file will do
         return None
-    directory = os.path.join(git_dir, "graphguard")
-    return directory if os.path.isdir(directory) and not os.path.islink(directory) else None

@@ -187,6 +187,22 @@ def ensure_dir(path: str) -> None:
         raise GraphguardError(f"cannot create {path}: {e.strerror}") from None
 
 
+def write_log(git_dir: str, name: str, text: str, *, append: bool, mode: int) -> str | None:
+    """Write `text` to `<git_dir>/graphguard/<name>`; its path, or None when it could not be written
+    (a read-only .git, say: a message must not point to a log that is not there). Never through a
+    symbolic link, the folder's or the file's: one planted there would have us write to another file."""
+    directory = os.path.join(git_dir, "graphguard")
+    path = os.path.join(directory, name)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        ensure_dir(directory)
+        with os.fdopen(os.open(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
+            f.write(text)
+    except (GraphguardError, OSError):
+        return None
+    return path
+
+
 def _unlink_links(path: str) -> None:
     """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself."""
     for suffix in ("", "-wal", "-shm", "-journal"):

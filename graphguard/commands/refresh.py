@@ -55,22 +55,11 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
 
 
 def _log(git_dir: str | None, error: BaseException) -> str | None:
-    """Append the traceback to `<git-dir>/graphguard/hook.log`; return its path, or None when it could not
-    be written (a read-only .git, say: the warning must not point to a log that is not there)."""
+    """Append the traceback to `<git-dir>/graphguard/hook.log`; its path, or None when it could not be written."""
     if git_dir is None:
         return None
-    directory = os.path.join(git_dir, "graphguard")
-    path = os.path.join(directory, "hook.log")
-    if os.path.islink(directory):
-        return None
-    try:
-        if not os.path.isdir(directory):
-            os.mkdir(directory)
-        # Never through a symbolic link: one planted at hook.log would have us append to another file.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "a", encoding="utf-8") as f:
-            f.write(f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n")
-            traceback.print_exception(type(error), error, error.__traceback__, file=f)
-    except OSError:
-        return None
-    return path
+    from graphguard.store import write_log
+
+    text = f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n"
+    text += "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return write_log(git_dir, "hook.log", text, append=True, mode=0o644)
