@@ -85,6 +85,16 @@ def commit(repo: GitRepo, files: dict[str, str | None], msg: str = "change") -> 
     return run_git(repo, "commit", "-m", msg)
 
 
+def merge_a_branch(repo: GitRepo) -> None:
+    """Branch `topic` and main each gain a file; main merges topic (pre-merge-commit, post-merge)."""
+    assert run_git(repo, "checkout", "-q", "-b", "topic").returncode == 0
+    assert commit(repo, {"pkg/b.py": "def b():\n    return 2\n"}).returncode == 0
+    assert run_git(repo, "checkout", "-q", "main").returncode == 0
+    assert commit(repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
+    proc = run_git(repo, "merge", "--no-edit", "topic")
+    assert proc.returncode == 0, proc.stdout
+
+
 def test_native_hooks_never_import_repository_code(make_repo: Callable[..., GitRepo], graphguard: Run, sentinels: Path) -> None:
     repo = trapped_repo(make_repo, sentinels)
     assert graphguard(repo, "install").code == 0
@@ -97,12 +107,7 @@ def test_native_hooks_never_import_repository_code(make_repo: Callable[..., GitR
     proc = commit(repo, FIX)
     assert proc.returncode == 0, proc.stdout
     # post-checkout, then a real merge (pre-merge-commit, post-merge), then a rebase (post-rewrite)
-    assert run_git(repo, "checkout", "-q", "-b", "topic").returncode == 0
-    assert commit(repo, {"pkg/b.py": "def b():\n    return 2\n"}).returncode == 0
-    assert run_git(repo, "checkout", "-q", "main").returncode == 0
-    assert commit(repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
-    proc = run_git(repo, "merge", "--no-edit", "topic")
-    assert proc.returncode == 0, proc.stdout
+    merge_a_branch(repo)
     assert len(repo.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
     assert run_git(repo, "checkout", "-q", "-b", "side", "HEAD~1").returncode == 0
     assert commit(repo, {"pkg/d.py": "def d():\n    return 4\n"}).returncode == 0
@@ -152,12 +157,7 @@ def test_pre_commit_framework_hooks_never_import_repository_code(
     assert proc.returncode != 0, proc.stdout
     assert "pkg/use.py:5" in proc.stdout
     assert commit(repo, FIX).returncode == 0
-    assert run_git(repo, "checkout", "-q", "-b", "topic").returncode == 0
-    assert commit(repo, {"pkg/b.py": "def b():\n    return 2\n"}).returncode == 0
-    assert run_git(repo, "checkout", "-q", "main").returncode == 0
-    assert commit(repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
-    proc = run_git(repo, "merge", "--no-edit", "topic")
-    assert proc.returncode == 0, proc.stdout
+    merge_a_branch(repo)
     # The framework's own `python -m pre_commit` does import the repository's json.py (its problem,
     # not graphguard's: the trap lets it go on); no graphguard process may.
     assert fired(sentinels, only_graphguard=True) == []
