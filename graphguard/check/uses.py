@@ -51,7 +51,7 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)]
-    return [_on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+    return [on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
 
 
 def _add(found: dict[_Key, Found], f: Found) -> None:
@@ -109,7 +109,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
                 found[key] = dataclasses.replace(f, reaches_new=True)
 
 
-def _on_class(resolver: Resolver, f: Found) -> Found:
+def on_class(resolver: Resolver, f: Found) -> Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.impact import Via
     from graphguard.resolve import Sym
