@@ -76,8 +76,9 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[s
     over = overlay.build(repo, sides)
     found = interface.find(over, config)
     changes = list(found.impacts)
-    for ic in found.changes:
-        entry = decide.decide(over, config, ic, uses.gather(over, config, ic))
+    gathered = uses.once([uses.gather(over, config, ic) for ic in found.changes])
+    for ic, its_uses in zip(found.changes, gathered):
+        entry = decide.decide(over, config, ic, its_uses)
         if entry is not None:
             changes.append(entry)
     new_calls = calls.find(over, config, found)
