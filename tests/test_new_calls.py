@@ -109,3 +109,11 @@ def test_a_body_only_edit_does_not_load_libcst(make_repo: Callable[..., GitRepo]
     code, data = check(repo)
     assert code == 0 and data["changes"] == []
     assert "libcst" not in sys.modules
+
+
+def test_a_new_call_to_a_function_behind_an_unknown_decorator_is_not_judged(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({**BASE, "pkg/cli.py": "import click\n\n\n@click.command()\n@click.argument('name')\ndef cli(name):\n    return name\n",
+                      "pkg/cached.py": "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef load(key):\n    return key\n"})
+    staged(repo, {"app/main.py": "from pkg.cached import load\nfrom pkg.cli import cli\n\ncli()\nload()\n"})
+    code, data = check(repo)
+    assert code == 1 and new_calls(data) == {"pkg.cached.load": [("app/main.py", 5, "broken")]}  # click supplies `name`

@@ -57,11 +57,26 @@ def find(overlay: Overlay, config: Config, interface: Interface) -> list[SymbolI
         if found is None:
             continue
         path, sig = found
+        if not _plain(sig):
+            continue
         callers = sorted((_bind(overlay, target, sig, c) for c in sites), key=lambda k: (k.status is not Status.BROKEN, k.path, k.line))
         if any(k.status is Status.BROKEN for k in callers):
             out.append(SymbolImpact(symbol=target, path=path, line=sig.line, change=ChangeKind.NEW_CALLS, breaking=(),
                                     before=sig.text, after=sig.text, callers=tuple(callers), public=False))
     return out
+
+
+#: Decorators of a function or method known to keep the parameters its callers pass.
+_KEEP_PARAMS = frozenset({"staticmethod", "classmethod", "property", "cached_property", "abstractmethod", "override", "final",
+                          "cache", "lru_cache", "wraps", "contextmanager", "asynccontextmanager", "deprecated"})
+
+
+def _plain(sig: signature.Signature) -> bool:
+    """Is the signature as written the one its callers meet? Any other decorator (`@click.command()`,
+    `@pytest.fixture`, a project's own) may wrap the function in anything: its new calls are not judged."""
+    if sig.kind == DefKind.CLASS.value:
+        return True  # the signature model knows the class decorators that change a constructor
+    return all(d.partition("(")[0].rpartition(".")[2] in _KEEP_PARAMS for d in sig.decorators)
 
 
 def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
