@@ -184,12 +184,13 @@ def _names_class(ctx: ChangeContext, use: Found) -> bool:
     """Does this use of a method name its class (`Runner.invoke(r)`, `Runner()`, an import)?
 
     A call on an instance (`runner.invoke()`, `make_runner().invoke()`) does not: the
-    object was made by a site that names the class.
+    object was made by a site that names the class. Nor does a constructor call as a
+    use of `__init__`: `Runner()` is reported under the class, `Sub()` under `class Sub(Runner)`.
     """
     if use.kind not in ("call", "reference"):
         return True
     if use.via == "init":
-        return use.text.rsplit(".", 1)[-1] == ctx.class_name
+        return False
     receiver = use.text.rsplit(".", 1)[0] if "." in use.text else ""
     return not receiver.endswith("()") and receiver.rsplit(".", 1)[-1] == ctx.class_name
 
@@ -220,7 +221,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         # class). Reported as ok with this reason rather than dropped, so that the count of
         # uses stays whole and the report says why these calls are not blamed.
         if ctx.after is None:
-            return impact(Status.OK, f"called on an instance of '{ctx.class_name}', which was removed:"
+            return impact(Status.OK, f"a method of '{ctx.class_name}', which was removed:"
                                      " the sites that name the class are the breaks")
         # Renamed or moved with its class: the method is the same one, judged on its shape below.
     sig = ctx.after

@@ -433,6 +433,27 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         fresh_old[p] = Resolver(hybrid_map, _hybrid_loader(p, new_facts[p], old_loader)).resolve_file(p)
 
     changed_paths = set(paths)
+    gone_classes = {(path, ch.qualname) for path, ch in symbol_changes
+                    if ch.change.value != "signature" and ch.before is not None and ch.before.kind == "class"}
+    written = {p: impact.written_calls(old_loader(p) if p in old.data else None, new_facts[p]) for p in new.data}
+    sig_cache: dict[str, signature.ModuleSignatures | None] = {}
+
+    def sig_at(target_path: str, qualname: str) -> signature.Signature | None:
+        """A definition's signature in the new version (a file outside the change: its blob at the new side)."""
+        if target_path not in sig_cache:
+            data = new.data.get(target_path)
+            if data is None and target_path not in changed_paths and target_path in new_entries:
+                data = next((d for _, d in git.read_blobs(root, [new_entries[target_path]])), None)
+            try:
+                sig_cache[target_path] = signature.extract(data) if data is not None else None
+            except signature.SignatureParseError:
+                sig_cache[target_path] = None
+        module = new_map.primary.get(target_path)
+        sigs_ = sig_cache[target_path]
+        if sigs_ is None or module is None or not qualname.startswith(module + "."):
+            return None
+        return sigs_.defs.get(qualname[len(module) + 1:])
+
     for path, ch in symbol_changes:
         old_module = old_map.primary.get(path) or new_map.primary.get(path, "")
         qual = f"{old_module}.{ch.qualname}"
@@ -445,7 +466,10 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         after_sig = ch.after
         is_method = (ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
         class_name = ch.qualname.rsplit(".", 2)[-2] if is_method and "." in ch.qualname else None
-        ctx = impact.ChangeContext(ch.change.value, qual, new_q, tuple(ch.breaking), after_sig, is_method, class_name)
+        class_gone = is_method and (path, ch.qualname.rsplit(".", 1)[0]) in gone_classes
+        ctx = impact.ChangeContext(ch.change.value, qual, new_q, tuple(ch.breaking), after_sig, is_method, class_name,
+                                   before=ch.before, forwards=_forwards_of(ch, path, new_q, fresh_new, sig_at),
+                                   class_gone=class_gone)
         found: dict[tuple[str, int, int, str], impact.Found] = {}
 
         def add(f: impact.Found, found: dict[tuple[str, int, int, str], impact.Found] = found) -> None:
@@ -484,12 +508,12 @@ def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[
         for p, fr in fresh_old.items():
             for s in fr.sites:
                 if qual in (s.target, s.init_target) or _limited(s, qual):
-                    add(_found(p, s, reaches_new=False, init=s.init_target == qual))
+                    add(_found(p, s, reaches_new=False, init=s.init_target == qual, written=(s.line, s.col) in written[p]))
         if new_q is not None:
             for p, fr in fresh_new.items():
                 for s in fr.sites:
                     if new_q in (s.target, s.init_target) or _limited(s, new_q):
-                        add(_found(p, s, reaches_new=True, init=s.init_target == new_q))
+                        add(_found(p, s, reaches_new=True, init=s.init_target == new_q, written=(s.line, s.col) in written[p]))
             # Unchanged files reach the new definition when their names lead there now: a
             # re-export left behind by a move, an alias kept by a rename, a factory's return type.
             if ch.change.value != "signature":
@@ -721,13 +745,30 @@ def _on_class(resolver: Resolver, f: impact.Found) -> impact.Found:
     return dataclasses.replace(f, via="class") if isinstance(target, Sym) and target.kind is DefKind.CLASS else f
 
 
-def _found(path: str, s, *, reaches_new: bool, init: bool):  # type: ignore[no-untyped-def]
+def _found(path: str, s, *, reaches_new: bool, init: bool, written: bool = False):  # type: ignore[no-untyped-def]
     from graphguard import impact
     from graphguard.binding import CallShape
 
     return impact.Found(path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution.value,
                         CallShape(s.n_positional, s.keywords, s.has_star, s.has_starstar), reaches_new,
-                        via="init" if init else "self")
+                        via="init" if init else "self", written=s.kind == "call" and written)
+
+
+def _forwards_of(ch, path, new_q, fresh_new, sig_at):  # type: ignore[no-untyped-def]
+    """Where the changed definition's new version passes its **kwargs on (a class: its __init__)."""
+    from graphguard import impact
+
+    after = ch.after
+    where = ch.new_module if ch.change.value == "moved" and ch.new_module is not None else path
+    if after is None or new_q is None or where not in fresh_new:
+        return ()
+    function = f"{new_q}.__init__" if after.kind == "class" else new_q
+    init = after
+    if after.kind == "class":
+        init = sig_at(where, function)
+        if init is None:
+            return ()
+    return impact.forwards(fresh_new[where], function, init, sig_at)
 
 
 _LIMITED = ("too-deep", "too-long")  # model.Resolution members for a resolution a limit stopped
