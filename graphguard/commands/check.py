@@ -39,9 +39,9 @@ from graphguard.result import (
 )
 
 if TYPE_CHECKING:
-    from graphguard import impact
+    from graphguard import impact, sigdiff, signature
     from graphguard.indexer import Indexer
-    from graphguard.resolve import Resolver, Site
+    from graphguard.resolve import FileResolution, Resolver, Site
 
 
 @dataclass
@@ -307,7 +307,7 @@ def _finish(result: CheckResult, fmt: str, t0: float) -> int:
 
 def _assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[str], result: CheckResult) -> None:
     from graphguard.indexer import Indexer, parse_blob
-    from graphguard.resolve import FileResolution, Resolver
+    from graphguard.resolve import Resolver
 
     root = repo.root
     warnings = result.warnings
@@ -754,7 +754,8 @@ def _found(path: str, s, *, reaches_new: bool, init: bool, written: bool = False
                         via="init" if init else "self", written=s.kind == "call" and written)
 
 
-def _forwards_of(ch, path, new_q, fresh_new, sig_at):  # type: ignore[no-untyped-def]
+def _forwards_of(ch: sigdiff.SymbolChange, path: str, new_q: str | None, fresh_new: dict[str, FileResolution],
+                 sig_at: Callable[[str, str], signature.Signature | None]) -> tuple[impact.Forward, ...]:
     """Where the changed definition's new version passes its **kwargs on (a class: its __init__)."""
     from graphguard import impact
 
@@ -763,11 +764,9 @@ def _forwards_of(ch, path, new_q, fresh_new, sig_at):  # type: ignore[no-untyped
     if after is None or new_q is None or where not in fresh_new:
         return ()
     function = f"{new_q}.__init__" if after.kind == "class" else new_q
-    init = after
-    if after.kind == "class":
-        init = sig_at(where, function)
-        if init is None:
-            return ()
+    init = sig_at(where, function) if after.kind == "class" else after
+    if init is None:
+        return ()
     return impact.forwards(fresh_new[where], function, init, sig_at)
 
 
