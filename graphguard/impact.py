@@ -1,6 +1,6 @@
 """Decide, for every use of a changed symbol, whether it still works. Pure.
 
-The walk itself (finding the uses) happens in commands/check.py over the
+The walk itself (finding the uses) happens in check/uses.py over the
 graph; here each use meets the signatures: Python's argument binding is
 simulated against the old signature and the new one, and what cannot be
 decided statically is `unknown` with a reason.
@@ -19,13 +19,21 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graphguard.binding import CallShape, bind, landing
-from graphguard.model import CallSite, FileFacts, Resolution
+from graphguard.model import CallSite, FileFacts, Resolution, UseKind, WireEnum
 from graphguard.resolve import LIMIT_REASONS, FileResolution
-from graphguard.result import INFORMATIONAL, CallerImpact, Status
+from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 from graphguard.signature import Param, ParamKind, Signature
+
+
+class Via(WireEnum):
+    """How a use reaches the changed definition."""
+
+    SELF = "self"  # the symbol itself
+    INIT = "init"  # a constructor run by instantiating (a subclass of) its class
+    CLASS = "class"  # a method called on a class (`Sub.method(obj, ...)`), which passes self itself
 
 
 @dataclass(frozen=True)
@@ -37,13 +45,12 @@ class Found:
     end_line: int
     col: int
     caller: str
-    kind: str  # call | import | reference | inherit
+    kind: UseKind
     text: str  # callee chain or name as written
-    resolution: str  # exact | partial | by-name
+    resolution: Resolution  # exact | partial | by-name | by-name-weak | too-deep | too-long
     shape: CallShape
     reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
-    via: str = "self"  # self: the symbol itself; init: a constructor run by instantiating (a subclass of) its class;
-    # class: a method called on a class (`Sub.method(obj, ...)`), which passes self itself
+    via: Via = Via.SELF
     #: The call was written, or its arguments changed, in this change (`written_calls`): it was
     #: never made against the old signature, so only the new one judges it.
     written: bool = False
@@ -74,14 +81,14 @@ class Forward:
 
 @dataclass(frozen=True)
 class ChangeContext:
-    kind: str  # removed | renamed | moved | signature
+    kind: ChangeKind
     qualname: str  # old full name
     new_qualname: str | None
     breaking: tuple[str, ...]
     after: Signature | None  # new signature of the symbol (a class: its constructor)
     is_method: bool
     class_name: str | None  # for a method: its class's name
-    before: Signature | None = None  # old signature (None: the old version did not parse)
+    before: Signature | None = None  # old signature (None: the symbol is new, or its old version did not parse)
     #: Where the new definition (a class: its `__init__`) passes its `**kwargs` on, or reads them.
     forwards: tuple[Forward, ...] = ()
     class_gone: bool = False  # a method whose class was removed or renamed
@@ -102,17 +109,17 @@ def forwards(resolution: FileResolution, function: str, sig: Signature,
         return ()
     out = []
     for site in resolution.sites:
-        if site.kind != "call" or site.scope != function:
+        if site.kind != UseKind.CALL or site.scope != function:
             continue
         if site.text.startswith(f"{var_keyword}."):
             out.append(Forward(ForwardKind.READ, site.text, site.line, site.resolution))
-        elif site.has_starstar:
+        elif site.shape.has_starstar:
             target_sig = signature_at(site.target_path, site.target) if site.target and site.target_path else None
             receiver = site.text.rsplit(".", 1)[0] if "." in site.text else ""
             implicit = target_sig is not None and _implicit(receiver, target_sig, class_name=target_sig.qualname.rsplit(".", 2)[-2]
                                                             if "." in target_sig.qualname else None)
             out.append(Forward(ForwardKind.CALL, site.text, site.line, site.resolution, site.target, target_sig,
-                               CallShape(site.n_positional, site.keywords, site.has_star, site.has_starstar), implicit))
+                               site.shape, implicit))
     return tuple(out)
 
 
@@ -139,20 +146,20 @@ def written_calls(old: FileFacts | None, new: FileFacts) -> frozenset[tuple[int,
 def _gone(ctx: ChangeContext, use: Found) -> str:
     name = ctx.qualname.rsplit(".", 1)[-1]
     where = ""
-    if ctx.kind == "renamed" and ctx.new_qualname:
+    if ctx.kind == ChangeKind.RENAMED and ctx.new_qualname:
         # The part that changed: `make_stamp`, or `Klient.get` for a method of a renamed class.
         old_parts, new_parts = ctx.qualname.split("."), ctx.new_qualname.split(".")
         same = 0
         while same < min(len(old_parts), len(new_parts)) - 1 and old_parts[same] == new_parts[same]:
             same += 1
         where = f" (renamed to '{'.'.join(new_parts[same:])}')"
-    elif ctx.kind == "moved" and ctx.new_qualname:
+    elif ctx.kind == ChangeKind.MOVED and ctx.new_qualname:
         where = f" (moved to '{ctx.new_qualname}')"
-    if use.kind == "import":
+    if use.kind == UseKind.IMPORT:
         return f"imports a name that no longer exists: '{name}'{where}"
-    if use.kind == "call":
+    if use.kind == UseKind.CALL:
         return f"calls '{name}', which no longer exists{where}"
-    if use.kind == "inherit":
+    if use.kind == UseKind.INHERIT:
         return f"subclasses '{name}', which no longer exists{where}"
     return f"refers to '{name}', which no longer exists{where}"
 
@@ -161,9 +168,9 @@ def implicit_first(ctx: ChangeContext, use: Found, sig: Signature) -> bool:
     """Does Python supply the first parameter at this call (of `sig`: the old or the new signature)?"""
     if not ctx.is_method or sig.is_staticmethod:
         return False
-    if use.via == "init":
+    if use.via == Via.INIT:
         return True  # `Class(...)` runs __init__ bound to the new instance
-    if use.via == "class":
+    if use.via == Via.CLASS:
         return sig.is_classmethod
     receiver = use.text.rsplit(".", 1)[0] if "." in use.text else ""
     return _implicit(receiver, sig, class_name=ctx.class_name)
@@ -187,9 +194,9 @@ def _names_class(ctx: ChangeContext, use: Found) -> bool:
     object was made by a site that names the class. Nor does a constructor call as a
     use of `__init__`: `Runner()` is reported under the class, `Sub()` under `class Sub(Runner)`.
     """
-    if use.kind not in ("call", "reference"):
+    if use.kind not in (UseKind.CALL, UseKind.REFERENCE):
         return True
-    if use.via == "init":
+    if use.via == Via.INIT:
         return False
     receiver = use.text.rsplit(".", 1)[0] if "." in use.text else ""
     return not receiver.endswith("()") and receiver.rsplit(".", 1)[-1] == ctx.class_name
@@ -197,13 +204,13 @@ def _names_class(ctx: ChangeContext, use: Found) -> bool:
 
 def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     def impact(status: Status, reason: str) -> CallerImpact:
-        if use.resolution in ("by-name", "by-name-weak") and status is not Status.OK and ctx.class_gone:
+        if use.resolution in (Resolution.BY_NAME, Resolution.BY_NAME_WEAK) and status is not Status.OK and ctx.class_gone:
             # The class that typed the receiver by this method's name is gone: a guess, at most.
             status = Status.UNKNOWN
             reason += f" (if the receiver is a '{ctx.class_name}': it is typed by this method name only)"
-        elif use.resolution == "by-name" and status is not Status.OK:
+        elif use.resolution == Resolution.BY_NAME and status is not Status.OK:
             reason += " (receiver typed by the only class defining this method name)"
-        elif use.resolution == "by-name-weak" and status is not Status.OK:
+        elif use.resolution == Resolution.BY_NAME_WEAK and status is not Status.OK:
             # Overrides in the hierarchy, or builtin types, have this method too: the receiver decides.
             status = Status.UNKNOWN
             reason += " (if the receiver is this class: other classes or builtin types have a method of this name)"
@@ -213,7 +220,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
             reason = f"{LIMIT_REASONS[use.resolution]}: not followed to the end; if this calls it: {reason}"
         return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
 
-    if ctx.kind != "signature" and not use.reaches_new:
+    if ctx.kind != ChangeKind.SIGNATURE and not use.reaches_new:
         if not (ctx.class_gone and not _names_class(ctx, use)):
             return impact(Status.BROKEN, _gone(ctx, use))
         # A method of a removed or renamed class, called on an instance: the object was made
@@ -225,19 +232,19 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
                                      " the sites that name the class are the breaks")
         # Renamed or moved with its class: the method is the same one, judged on its shape below.
     sig = ctx.after
-    if use.kind == "import":
+    if use.kind == UseKind.IMPORT:
         return impact(Status.OK, "imports it")
-    if use.kind == "inherit":
+    if use.kind == UseKind.INHERIT:
         return impact(Status.OK, "subclasses it")
     # A use that reaches the new definition is past the rename or move: only the shape counts.
     breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
-    if use.kind == "reference":
+    if use.kind == UseKind.REFERENCE:
         if breaking and sig is not None:
             return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")
         return impact(Status.OK, "used as a value; the change keeps its calls working")
     if sig is None:
         return impact(Status.UNKNOWN, "the new signature could not be read")
-    if use.resolution == "partial":
+    if use.resolution == Resolution.PARTIAL:
         return impact(Status.UNKNOWN, "called through functools.partial: some arguments were bound elsewhere")
     status, reason = _judge(ctx, use, sig)
     code = next((c for c in ctx.breaking if c in ("became-async", "became-sync")), None)
@@ -336,8 +343,8 @@ def _forwarded(said: str, name: str, f: Forward) -> tuple[Status, str]:
             return Status.UNKNOWN, f"{said}, passed on to {where}, outside the repository"
         return Status.UNKNOWN, f"{said}, passed on to {where}, which graphguard could not follow"
     # The rest of **kwargs may fill what the target still needs: has_starstar stays.
-    rest = replace(f.shape, has_starstar=True)
-    passed = bind(replace(rest, keywords=(*rest.keywords, name)), f.signature, implicit_first=f.implicit_first)
+    rest = f.shape._replace(has_starstar=True)
+    passed = bind(rest._replace(keywords=(*rest.keywords, name)), f.signature, implicit_first=f.implicit_first)
     if passed.status is Status.BROKEN:
         if bind(rest, f.signature, implicit_first=f.implicit_first).status is Status.BROKEN:
             return Status.UNKNOWN, f"{said}, passed on to {where}, which does not bind either way"

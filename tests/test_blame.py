@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from graphguard.binding import CallShape
-from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, decide, forwards, written_calls
+from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards, written_calls
 from graphguard.indexer import parse_blob
-from graphguard.model import FileFacts, Resolution
+from graphguard.model import FileFacts, Resolution, UseKind
 from graphguard.resolve import FileResolution, Site
-from graphguard.result import Status
+from graphguard.result import ChangeKind, Status
 from graphguard.signature import Signature, extract
 from tests.helpers import source
 
@@ -38,13 +38,13 @@ def change(before: str, after: str, qualname: str = "f", *, kind: str = "signatu
     old = sig(before, qualname)
     new = sig(after, new_qualname or qualname) if after else None
     is_method = old.kind == "method"
-    return ChangeContext(kind, f"pkg.mod.{qualname}", f"pkg.mod.{new_qualname or qualname}" if new else None, breaking,
+    return ChangeContext(ChangeKind(kind), f"pkg.mod.{qualname}", f"pkg.mod.{new_qualname or qualname}" if new else None, breaking,
                          new, is_method, qualname.split(".")[-2] if is_method else None,
                          before=old, forwards=forwards, class_gone=class_gone)
 
 
-def call(text: str, args: str = "", *, via: str = "self", resolution: str = "exact", reaches_new: bool = True,
-         written: bool = False, kind: str = "call") -> Found:
+def call(text: str, args: str = "", *, via: Via = Via.SELF, resolution: Resolution = Resolution.EXACT, reaches_new: bool = True,
+         written: bool = False, kind: UseKind = UseKind.CALL) -> Found:
     return Found("app/use.py", 3, 3, 4, "app.use.g", kind, text, resolution, shape(args), reaches_new, via, written)
 
 
@@ -93,9 +93,9 @@ MIXIN_AFTER = """
 def test_netbox_optional_parameter_on_a_mixin_blames_no_call_that_failed_before() -> None:
     """netbox customfields.py:628: `field_class(...)` typed by a later assignment, missing 'queryset' both ways."""
     ctx = change(MIXIN_BEFORE, MIXIN_AFTER, "DynamicModelChoiceMixin.__init__")
-    found = call("field_class", "label=x, required=y", via="init")
+    found = call("field_class", "label=x, required=y", via=Via.INIT)
     assert verdict(ctx, found) == (UNKNOWN, "did not bind before this change either: missing required argument 'queryset'")
-    assert verdict(ctx, call("DynamicModelChoiceField", "qs, label=x", via="init")) == (OK, "binds")
+    assert verdict(ctx, call("DynamicModelChoiceField", "qs, label=x", via=Via.INIT)) == (OK, "binds")
 
 
 SERVICE = """
@@ -250,7 +250,7 @@ SAID = "keyword 'selector' now falls into **kwargs (was parameter 'selector')"
 def test_keyword_into_forwarded_kwargs(forwards: tuple[Forward, ...], expected: tuple[Status, str]) -> None:
     """netbox: `selector` renamed `show_selector`; 60 callers pass `selector=True` into **kwargs."""
     ctx = change(RENAMED_BEFORE, RENAMED_AFTER, "Mixin.__init__", forwards=forwards)
-    assert verdict(ctx, call("DynamicModelChoiceField", "queryset=qs, selector=True", via="init")) == expected
+    assert verdict(ctx, call("DynamicModelChoiceField", "queryset=qs, selector=True", via=Via.INIT)) == expected
 
 
 def test_positional_into_forwarded_star_args_is_not_followed() -> None:
@@ -292,7 +292,7 @@ DOWNSTREAM = "a method of 'TerminalReporter', which was removed: the sites that 
     [
         pytest.param(removed_method(), call("terminalreporter.write_line", "x", reaches_new=False), (OK, DOWNSTREAM),
                      id="removed-class-instance-call"),
-        pytest.param(removed_method(), call("config.hook.write_line", "x", reaches_new=False, resolution="by-name"),
+        pytest.param(removed_method(), call("config.hook.write_line", "x", reaches_new=False, resolution=Resolution.BY_NAME),
                      (OK, DOWNSTREAM), id="removed-class-by-name"),
         pytest.param(removed_method(), call("TerminalReporter().write_line", "x", reaches_new=False), (OK, DOWNSTREAM),
                      id="removed-class-constructed-in-the-chain"),
@@ -304,7 +304,7 @@ DOWNSTREAM = "a method of 'TerminalReporter', which was removed: the sites that 
                      (BROKEN, "calls 'invoke', which no longer exists (renamed to 'Runner.invoke')"), id="renamed-class-named"),
         pytest.param(renamed_method("env, args=None"), call("runner.invoke", "cli", reaches_new=False),
                      (BROKEN, "missing required argument 'env'"), id="renamed-class-and-method-changed"),
-        pytest.param(renamed_method("env, args=None"), call("r.invoke", "cli", reaches_new=False, resolution="by-name"),
+        pytest.param(renamed_method("env, args=None"), call("r.invoke", "cli", reaches_new=False, resolution=Resolution.BY_NAME),
                      (UNKNOWN, "missing required argument 'env' (if the receiver is a 'CliRunner':"
                                " it is typed by this method name only)"), id="renamed-class-by-name-capped"),
     ],
@@ -318,7 +318,7 @@ def test_class_gone_constructor(text: str) -> None:
     """`CliRunner()` is reported under the class, `Sub()` under `class Sub(CliRunner)`: not again under `__init__`."""
     before = "class CliRunner:\n    def __init__(self, charset=None): ...\n"
     ctx = change(before, "", "CliRunner.__init__", kind="removed", breaking=("removed",), class_gone=True)
-    assert verdict(ctx, call(text, via="init", reaches_new=False)) == (
+    assert verdict(ctx, call(text, via=Via.INIT, reaches_new=False)) == (
         OK, "a method of 'CliRunner', which was removed: the sites that name the class are the breaks")
 
 
@@ -328,8 +328,8 @@ def test_class_gone_constructor(text: str) -> None:
 def site(text: str, scope: str, *, starstar: bool = False, target: str | None = None,
          resolution: Resolution = Resolution.UNRESOLVED, n: int = 0) -> Site:
     name = text.rsplit(".", 1)[-1]
-    return Site("call", scope, text, name, resolution, target, "pkg/base.py" if target else None, None, 5, 5, 8, 20,
-                n, (), False, starstar)
+    return Site(UseKind.CALL, scope, text, name, resolution, target, "pkg/base.py" if target else None, None, 5, 5, 8, 20,
+                CallShape(n, (), False, starstar))
 
 
 def test_forwards_reads_the_function_body() -> None:
