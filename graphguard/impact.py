@@ -341,6 +341,9 @@ def _forwarded(said: str, name: str, f: Forward) -> tuple[Status, str]:
     if f.signature is None:
         if f.resolution is Resolution.EXTERNAL:
             return Status.UNKNOWN, f"{said}, passed on to {where}, outside the repository"
+        if f.text.startswith("super()"):  # a base outside the repository, or whatever follows a mixin in a subclass's MRO
+            return Status.UNKNOWN, (f"{said}, passed on to {where}, which graphguard could not follow"
+                                    " (a base outside the repository, or the class after a mixin)")
         return Status.UNKNOWN, f"{said}, passed on to {where}, which graphguard could not follow"
     # The rest of **kwargs may fill what the target still needs: has_starstar stays.
     rest = f.shape._replace(has_starstar=True)

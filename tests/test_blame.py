@@ -225,7 +225,11 @@ SAID = "keyword 'selector' now falls into **kwargs (was parameter 'selector')"
                      (UNKNOWN, f"{SAID}, passed on to 'super().__init__' (line 4), outside the repository"),
                      id="to-django-field"),
         pytest.param((forward(None, Resolution.UNRESOLVED),),
-                     (UNKNOWN, f"{SAID}, passed on to 'super().__init__' (line 4), which graphguard could not follow"),
+                     (UNKNOWN, f"{SAID}, passed on to 'super().__init__' (line 4), which graphguard could not follow"
+                               " (a base outside the repository, or the class after a mixin)"),
+                     id="unresolved-super"),
+        pytest.param((Forward(ForwardKind.CALL, "self.build", 5),),
+                     (UNKNOWN, f"{SAID}, passed on to 'self.build' (line 5), which graphguard could not follow"),
                      id="unresolved"),
         pytest.param((forward(FIELD),),
                      (BROKEN, f"{SAID}, passed on to 'super().__init__' (line 4): unexpected keyword argument 'selector'"),

@@ -18,9 +18,9 @@ from graphguard.modules import ModuleMap
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import impact
+    from graphguard import impact, signature
     from graphguard.impact import Found
-    from graphguard.resolve import Resolver
+    from graphguard.resolve import Resolver, Sym
 
 
 def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
@@ -68,13 +68,29 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
     after, new_q = ic.change.after, ic.new_qualname
     if after is None or new_q is None or not any(c.partition(":")[0] in _SHIFTING for c in ic.change.breaking):
         return ()
-    path = ic.where
-    resolution = overlay.fresh_new.get(path)
-    function = f"{new_q}.__init__" if after.kind == "class" else new_q
-    sig = overlay.new_signature(path, function) if after.kind == "class" else after
-    if resolution is None or sig is None:
+    path, function = ic.where, new_q
+    sig: signature.Signature | None = after
+    if after.kind == "class":  # the constructor that runs: the class's own `__init__` or one it inherits
+        init = _constructor(overlay, path, new_q)
+        if init is None:
+            return ()
+        path, function = init.path, init.qualname
+        sig = overlay.new_signature(path, function)
+    if path not in overlay.new_map.primary or sig is None:
         return ()
+    resolution = overlay.fresh_new.get(path) or overlay.resolved_new(path)
     return impact.forwards(resolution, function, sig, overlay.new_signature)
+
+
+def _constructor(overlay: Overlay, path: str, qualname: str) -> Sym | None:
+    """The `__init__` that `Class(...)` runs in the new version, wherever in the hierarchy it is defined."""
+    from graphguard.resolve import Sym
+
+    module = overlay.new_map.primary.get(path)
+    if module is None or not qualname.startswith(f"{module}."):
+        return None
+    init = overlay.new_resolver.member(Sym(path, qualname, qualname[len(module) + 1:], DefKind.CLASS), "__init__")
+    return init if isinstance(init, Sym) else None
 
 
 def _inherited_call(caller: CallerImpact, ic: InterfaceChange, inherited: str) -> CallerImpact:
