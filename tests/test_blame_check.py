@@ -254,3 +254,29 @@ def test_removed_class_methods_reached_by_name_are_not_broken(make_repo: Callabl
     downstream = ("ok", "a method of 'TerminalReporter', which was removed: the sites that name the class are the breaks")
     assert found[("_pytest.terminal.TerminalReporter.write_line", "_pytest/pastebin.py", 6)] == downstream
     assert found[("_pytest.terminal.TerminalReporter.pytest_deselected", "_pytest/main.py", 2)] == downstream
+
+
+# --- the same answer after the commit, in CI ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("graph_at", ["old", "new", "cold"])
+def test_blame_is_the_same_for_base_and_head(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                             check: Check, graph_at: str) -> None:
+    """`check --base HEAD~1` after the commit: a graph at either commit, or none (a fresh CI clone)."""
+    repo = make_repo({"utilities/__init__.py": "", "utilities/querysets.py": QUERYSETS, "ipam/__init__.py": "",
+                      "ipam/views.py": VIEWS, "lib.py": "def f(a, b):\n    return a\n", "old.py": "from lib import f\n\nf(1)\n",
+                      "new.py": "from lib import f\n"})
+    repo.write({"utilities/querysets.py": QUERYSETS.replace("user, action='view'", "action='view', user=None"),
+                "lib.py": "def f(a, b, c=None):\n    return a\n", "new.py": "from lib import f\n\nf(1)\n"})
+    _, staged = check(repo)
+    if graph_at == "old":
+        graphguard(repo, "index")
+    repo.commit("change")
+    if graph_at == "new":
+        graphguard(repo, "index")
+    elif graph_at == "cold":
+        for store in repo.root.joinpath(".git", "graphguard").glob("*.sqlite3"):
+            store.unlink()
+    r = graphguard(repo, "check", "--format", "json", "--base", "HEAD~1", "--head", "HEAD")
+    assert r.code == 1, r.err
+    assert callers(r.json) == callers(staged)
