@@ -17,7 +17,7 @@ from graphguard.model import CallShape
 from graphguard.result import Status
 from graphguard.signature import Param, ParamKind, Signature
 
-__all__ = ["FORWARDING", "Binding", "CallShape", "Status", "bind"]
+__all__ = ["FORWARDING", "Binding", "CallShape", "Landing", "Status", "bind", "landing"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,43 @@ def bind(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Bi
         return Binding(Status.UNKNOWN, FORWARDING)
     # No expansion binds: report the one that came closest (failed at the latest check).
     return Binding(Status.BROKEN, max(failures, key=lambda e: e[0])[1])
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where the arguments written at a call land in one signature: each is a parameter,
+    or the `*args` / `**kwargs` that collects it."""
+
+    positional: tuple[Param, ...]  # one per positional argument written, in order
+    keywords: tuple[tuple[str, Param], ...]  # (keyword as written, the parameter it reaches)
+
+
+def landing(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Landing | None:
+    """Where each argument of `call` lands in `sig`, for a call that binds (`bind` says OK).
+
+    None when `*args` or `**kwargs` is spread into the call (the positions behind them are
+    unknown), or when an argument lands nowhere (the call does not bind).
+    """
+    if call.has_star or call.has_starstar:
+        return None
+    implicit = 1 if implicit_first and sig.kind == "method" and not sig.is_staticmethod else 0
+    slots = [p for p in sig.params if p.kind.is_positional]
+    var_positional = next((p for p in sig.params if p.kind is ParamKind.VAR_POSITIONAL), None)
+    var_keyword = next((p for p in sig.params if p.kind is ParamKind.VAR_KEYWORD), None)
+    by_keyword = {p.name: p for p in sig.params if p.kind in (ParamKind.POSITIONAL_OR_KEYWORD, ParamKind.KEYWORD_ONLY)}
+    positional: list[Param] = []
+    for i in range(implicit, implicit + call.n_positional):
+        param = slots[i] if i < len(slots) else var_positional
+        if param is None:
+            return None
+        positional.append(param)
+    keywords: list[tuple[str, Param]] = []
+    for name in call.keywords:
+        param = by_keyword.get(name, var_keyword)
+        if param is None:
+            return None
+        keywords.append((name, param))
+    return Landing(tuple(positional), tuple(keywords))
 
 
 def _bind(params: Sequence[Param], n_positional: int, keywords: Sequence[str], *,

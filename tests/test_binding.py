@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from graphguard.binding import FORWARDING, Binding, CallShape, Status, bind
+from graphguard.binding import FORWARDING, Binding, CallShape, Status, bind, landing
 from graphguard.signature import Param, ParamKind, Signature, extract
 
 BROKEN, OK, UNKNOWN = Status.BROKEN, Status.OK, Status.UNKNOWN
@@ -194,3 +194,48 @@ def test_spread_arguments_are_unknown_exactly_when_some_expansion_binds(
     binding = bind(CallShape(n_positional, tuple(keywords), has_star, has_starstar), sig, implicit_first=bool(implicit(sig)))
     event(binding.status.value)
     assert binding.status is (UNKNOWN if binds_somehow else BROKEN), binding.reason
+
+
+def landed(sig: Signature, n_positional: int, keywords: tuple[str, ...]) -> tuple[list[str], list[str]] | None:
+    """inspect's answer to "which parameter does each argument reach?", by marking each argument."""
+    parameters = [inspect.Parameter(p.name, KINDS[p.kind], default=0 if p.has_default else inspect.Parameter.empty)
+                  for p in sig.params]
+    try:
+        bound = inspect.Signature(parameters).bind(*(f"p{i}" for i in range(n_positional)), **{k: f"k:{k}" for k in keywords})
+    except TypeError:
+        return None
+    where: dict[str, str] = {}
+    for name, value in bound.arguments.items():
+        for v in value if isinstance(value, tuple) else value.values() if isinstance(value, dict) else [value]:
+            where[v] = name
+    return [where[f"p{i}"] for i in range(n_positional)], [where[f"k:{k}"] for k in keywords]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(sig=signatures(), n_positional=st.integers(0, 6),
+       keywords=st.lists(st.sampled_from((*NAMES, "args", "kwargs", "zz")), unique=True, max_size=4))
+def test_landing_agrees_with_inspect(sig: Signature, n_positional: int, keywords: list[str]) -> None:
+    """Each argument of a call that binds reaches the parameter inspect.Signature.bind gives it."""
+    total = n_positional + implicit(sig)
+    assume(not inspect_diverges(sig, total, tuple(keywords)))
+    expected = landed(sig, total, tuple(keywords))
+    assume(expected is not None)
+    assert expected is not None
+    found = landing(CallShape(n_positional, tuple(keywords), False, False), sig, implicit_first=bool(implicit(sig)))
+    assert found is not None
+    assert [p.name for p in found.positional] == expected[0][implicit(sig):]
+    assert [p.name for _, p in found.keywords] == expected[1]
+
+
+@pytest.mark.parametrize(
+    ("source", "args", "expected"),
+    [
+        ("def f(a, b=0, *rest, k=0, **kw): ...", "1, 2, 3, k=1, z=2", (["a", "b", "rest"], ["k", "kw"])),
+        ("def f(a, /, **kw): ...", "1, a=2", (["a"], ["kw"])),  # a keyword named like a positional-only one: **kw
+        ("def f(a): ...", "1, 2", None),  # does not bind
+        ("def f(a, *rest): ...", "*xs", None),  # a spread hides the positions
+    ],
+)
+def test_landing(source: str, args: str, expected: tuple[list[str], list[str]] | None) -> None:
+    found = landing(shape(args), last_def(source))
+    assert (None if found is None else ([p.name for p in found.positional], [p.name for _, p in found.keywords])) == expected

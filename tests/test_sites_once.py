@@ -10,14 +10,14 @@ FILES = {
     "pkg/__init__.py": "",
     "pkg/fields.py": "class Mixin:\n    def __init__(self, a):\n        self.a = a\n\n\nclass One(Mixin):\n    pass\n\n\nclass Two(Mixin):\n    pass\n",
     "app/__init__.py": "",
-    "app/use.py": "from pkg.fields import One, Two\n\n\ndef make():\n    return One(), Two()\n",
+    "app/use.py": "from pkg.fields import One, Two\n\n\ndef make():\n    return One(1), Two(2)\n",
 }
 
 
 def test_a_site_reaching_a_class_and_its_base_init_is_reported_once(make_repo: Callable[..., GitRepo],
                                                                      graphguard: Callable[..., Result]) -> None:
     repo = make_repo(FILES)
-    repo.write({"pkg/fields.py": FILES["pkg/fields.py"].replace("(self, a)", "(self, a, extra_hint=None)")})
+    repo.write({"pkg/fields.py": FILES["pkg/fields.py"].replace("(self, a)", "(self, a, b)")})
     repo.git("add", "-A")
     r = graphguard(repo, "check", "--format", "json")
     assert r.code == 1

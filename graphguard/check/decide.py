@@ -18,8 +18,9 @@ from graphguard.modules import ModuleMap
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
+    from graphguard import impact, signature
     from graphguard.impact import Found
-    from graphguard.resolve import Resolver
+    from graphguard.resolve import Resolver, Sym
 
 
 def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
@@ -28,7 +29,7 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
 
     ch = ic.change
     ctx = impact.ChangeContext(ic.kind, ic.qualname, ic.new_qualname, tuple(ch.breaking), ch.after, ic.is_method, ic.class_name,
-                               before=ch.before, class_gone=ic.class_gone)
+                               before=ch.before, forwards=_forwards(overlay, ic), class_gone=ic.class_gone)
     inherited = _inherited_now(overlay.new_resolver, overlay.new_map, ic) if ic.is_method and ic.kind is ChangeKind.REMOVED else None
     callers = sorted((impact.decide(ctx, u) for u in uses), key=lambda c: (c.status is not Status.BROKEN, c.path, c.line))
     if inherited is not None:
@@ -50,6 +51,46 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
         ignored=ignored_codes(marker_side.data.get(where, b""), line),
         public=config.is_public(ic.qualname),
     )
+
+
+#: Codes after which an argument can land in `**kwargs` or `*args` where it reached a parameter before.
+_SHIFTING = ("param-renamed", "param-removed", "param-kind-changed", "params-reordered", "param-position-changed")
+
+
+def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ...]:
+    """Where the new definition (a class: its `__init__`) passes its **kwargs on, or reads them.
+
+    Only read when an argument may now land in `**kwargs` (signatures of other files are
+    read for the forwarding calls: libcst, not for a change that cannot need them).
+    """
+    from graphguard import impact
+
+    after, new_q = ic.change.after, ic.new_qualname
+    if after is None or new_q is None or not any(c.partition(":")[0] in _SHIFTING for c in ic.change.breaking):
+        return ()
+    path, function = ic.where, new_q
+    sig: signature.Signature | None = after
+    if after.kind == "class":  # the constructor that runs: the class's own `__init__` or one it inherits
+        init = _constructor(overlay, path, new_q)
+        if init is None:
+            return ()
+        path, function = init.path, init.qualname
+        sig = overlay.new_signature(path, function)
+    if path not in overlay.new_map.primary or sig is None:
+        return ()
+    resolution = overlay.fresh_new.get(path) or overlay.resolved_new(path)
+    return impact.forwards(resolution, function, sig, overlay.new_signature)
+
+
+def _constructor(overlay: Overlay, path: str, qualname: str) -> Sym | None:
+    """The `__init__` that `Class(...)` runs in the new version, wherever in the hierarchy it is defined."""
+    from graphguard.resolve import Sym
+
+    module = overlay.new_map.primary.get(path)
+    if module is None or not qualname.startswith(f"{module}."):
+        return None
+    init = overlay.new_resolver.member(Sym(path, qualname, qualname[len(module) + 1:], DefKind.CLASS), "__init__")
+    return init if isinstance(init, Sym) else None
 
 
 def _inherited_call(caller: CallerImpact, ic: InterfaceChange, inherited: str) -> CallerImpact:

@@ -21,6 +21,7 @@ from graphguard.repo import Repo
 if TYPE_CHECKING:
     from graphguard.indexer import Indexer
     from graphguard.resolve import FileResolution, Resolver
+    from graphguard.signature import ModuleSignatures, Signature
     from graphguard.store import Store
 
 
@@ -41,6 +42,7 @@ class Overlay:
     root: str = ""  # the repository's work tree (to read a blob)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
+    _new_signatures: dict[str, ModuleSignatures | None] = field(default_factory=dict)
 
     @functools.cached_property
     def new_resolver(self) -> Resolver:
@@ -100,6 +102,31 @@ class Overlay:
         from graphguard.resolve import Resolver
 
         return Resolver(self.old_map, self.old_facts)
+
+    @functools.cached_property
+    def written(self) -> dict[str, frozenset[tuple[int, int]]]:
+        """path -> (line, col) of the calls each changed file's new version makes and its old version did not."""
+        from graphguard.impact import written_calls
+
+        old = self.sides.old
+        return {p: written_calls(self.old_facts(p) if p in old.data else None, facts) for p, facts in self.new_facts.items()}
+
+    def new_signature(self, path: str, qualname: str) -> Signature | None:
+        """The signature of a definition (full qualname) in the new version; None when it cannot be read."""
+        from graphguard import git, signature
+
+        if path not in self._new_signatures:
+            data = self.sides.new.data.get(path)
+            if data is None and path not in self.sides.paths and path in self.new_entries:
+                data = next((d for _, d in git.read_blobs(self.indexer.root, [self.new_entries[path]])), None)
+            try:
+                self._new_signatures[path] = signature.extract(data) if data is not None else None
+            except signature.SignatureParseError:
+                self._new_signatures[path] = None
+        sigs, module = self._new_signatures[path], self.new_map.primary.get(path)
+        if sigs is None or module is None or not qualname.startswith(f"{module}."):
+            return None
+        return sigs.defs.get(qualname[len(module) + 1:])
 
     def resolved_new(self, path: str) -> FileResolution:
         """An unchanged file re-read against the new version of the repository (once each)."""

@@ -40,15 +40,16 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
     else:
         _resolved_uses(overlay, ic, found, reaches_new)
     # Changed files: their new version, resolved against the old and against the new repository.
+    # A call written in this change was never made against the old signature (impact.Found.written).
     for p, fr in overlay.fresh_old.items():
         for s in fr.sites:
             if qual in (s.target, s.init_target) or _limited(s, qual):
-                _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual))
+                _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual, written=overlay.written.get(p, frozenset())))
     if new_q is not None:
         for p, fr in overlay.fresh_new.items():
             for s in fr.sites:
                 if new_q in (s.target, s.init_target) or _limited(s, new_q):
-                    _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q))
+                    _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)]
@@ -147,11 +148,13 @@ def on_class(resolver: Resolver, f: Found) -> Found:
     return dataclasses.replace(f, via=Via.CLASS) if isinstance(target, Sym) and target.kind is DefKind.CLASS else f
 
 
-def _found(path: str, s: Site, *, reaches_new: bool, init: bool) -> Found:
+def _found(path: str, s: Site, *, reaches_new: bool, init: bool, written: frozenset[tuple[int, int]] = frozenset()) -> Found:
+    """A use from a resolved file; `written`: (line, col) of the calls this change wrote in it."""
     from graphguard.impact import Found, Via
 
-    return Found(path, s.line, s.end_line, s.col, s.scope, UseKind(s.kind), s.text, s.resolution, s.shape, reaches_new,
-                 via=Via.INIT if init else Via.SELF)
+    kind = UseKind(s.kind)
+    return Found(path, s.line, s.end_line, s.col, s.scope, kind, s.text, s.resolution, s.shape, reaches_new,
+                 via=Via.INIT if init else Via.SELF, written=kind is UseKind.CALL and (s.line, s.col) in written)
 
 
 def _from_graph(u: Use, resolution: Resolution, *, reaches_new: bool, init: bool) -> Found:
