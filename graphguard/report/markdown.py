@@ -1,8 +1,9 @@
 """`--format markdown`: a pull-request comment (also the GitHub step summary).
 
     marker + summary line          verdict, broken / unknown counts, changed interfaces
-    <details> per changed symbol   open when it has broken callers: signatures, codes, caller table
-    tests to run                   list + a command to copy
+    <details> per changed symbol   open when it has broken callers: signatures, codes, a table of the
+                                   broken and unknown callers, the callers that still bind collapsed
+    tests to run                   list + a command to copy (when the repository shows its runner)
     mermaid flowchart              changed symbols -> broken / unknown callers, -> tests (capped)
     warnings, notes
 
@@ -18,6 +19,7 @@ import html
 import re
 from collections.abc import Iterable
 
+from graphguard.report.runner import MAX_IN_COMMAND, TestRunner
 from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
@@ -95,7 +97,7 @@ def _summary(result: CheckResult) -> str:
     return f"{head}{tail}; {changed} ({_what(result)})"
 
 
-def _details(result: CheckResult, change: SymbolImpact) -> str:
+def _details(result: CheckResult, change: SymbolImpact, verbose: bool) -> str:
     broken, unknown, ok = (_count(change, s) for s in (Status.BROKEN, Status.UNKNOWN, Status.OK))
     counts = ", ".join(f"{n} {name}" for n, name in ((broken, "broken"), (unknown, "unknown"), (ok, "ok")) if n) or "no callers"
     title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change.value)}: {counts}"
@@ -114,22 +116,38 @@ def _details(result: CheckResult, change: SymbolImpact) -> str:
     if change.public:
         out += ["Public API: callers outside the repository are affected too.", ""]
     callers = _callers_sorted(change)
-    if callers:
-        out += ["| status | location | caller | reason |", "|---|---|---|---|"]
-        for k in callers[:MAX_TABLE_ROWS]:
-            out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_cell(k.reason)} |")
-        rest = callers[MAX_TABLE_ROWS:]
-        if rest:
-            n_broken = sum(1 for k in rest if k.status is Status.BROKEN)
-            more = f"{_plural(len(rest), 'more caller')}" + (f" ({n_broken} broken)" if n_broken else "")
-            out.append(f"| … | | {more} | run `graphguard check` for all |")
-    else:
+    listed = [k for k in callers if verbose or k.status is not Status.OK]
+    if listed:
+        out += _table(listed)
+    bind = [] if verbose else [k for k in callers if k.status is Status.OK]
+    if bind:
+        # Collapsed: in a pull request the callers that still bind are a count, not a page.
+        more = f"{'+ ' if listed else ''}{_plural(len(bind), 'caller still binds', 'callers still bind')}"
+        out += ["", "<details>", f"<summary>{more}</summary>", ""]
+        out += [f"- {_code(f'{k.path}:{k.line}')} {_code(k.caller or k.path)}" for k in bind[:MAX_TABLE_ROWS]]
+        if len(bind) > MAX_TABLE_ROWS:
+            out.append(f"- … {_plural(len(bind) - MAX_TABLE_ROWS, 'more caller')}: `graphguard check --verbose` lists them all")
+        out += ["", "</details>"]
+    if not callers:
         out.append("No callers in the repository.")
     out += ["", "</details>"]
     return "\n".join(out)
 
 
-def _tests(changes: Iterable[SymbolImpact]) -> str:
+def _table(callers: list[CallerImpact]) -> list[str]:
+    out = ["| status | location | caller | reason |", "|---|---|---|---|"]
+    for k in callers[:MAX_TABLE_ROWS]:
+        out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_cell(k.reason)} |")
+    rest = callers[MAX_TABLE_ROWS:]
+    if rest:
+        n_broken = sum(1 for k in rest if k.status is Status.BROKEN)
+        more = f"{_plural(len(rest), 'more caller')}" + (f" ({n_broken} broken)" if n_broken else "")
+        out.append(f"| … | | {more} | run `graphguard check` for all |")
+    return out
+
+
+def _tests(changes: Iterable[SymbolImpact], runner: TestRunner | None) -> str:
+    """The test files, and the command that runs them when the repository shows its runner."""
     paths = sorted({t.path for ch in changes for t in ch.tests})
     if not paths:
         return ""
@@ -137,12 +155,11 @@ def _tests(changes: Iterable[SymbolImpact]) -> str:
     lines = ["**Tests to run**", ""] + [f"- {_code(p)}" for p in shown]
     if len(paths) > len(shown):
         lines.append(f"- … {_plural(len(paths) - len(shown), 'more test file')}")
-    lines += ["", _fence(["python -m pytest " + " ".join(_shell_quote(p) for p in shown)], "sh")]
+    command = runner.command(paths) if runner is not None else None
+    if runner is not None and command:
+        whole = f"; {len(paths)} test files, so the whole suite" if len(paths) > MAX_IN_COMMAND else ""
+        lines += ["", f"With {runner.kind.value} ({_code(runner.evidence)}{whole}):", "", _fence([command], "sh")]
     return "\n".join(lines)
-
-
-def _shell_quote(path: str) -> str:
-    return path if re.fullmatch(r"[\w@%+=:,./-]+", path) else "'" + path.replace("'", "'\"'\"'") + "'"
 
 
 # --- the impact diagram ----------------------------------------------------------------------
@@ -242,11 +259,11 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def render(result: CheckResult, *, max_bytes: int = COMMENT_LIMIT) -> str:
+def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, max_bytes: int = COMMENT_LIMIT) -> str:
     changes = sorted(result.changes, key=lambda ch: (ch.path, ch.line, ch.symbol))
     head = f"{MARKER}\n{_summary(result)}"
-    details = [_details(result, ch) for ch in changes]
-    optional = [("tests", _tests(changes)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
+    details = [_details(result, ch, verbose) for ch in changes]
+    optional = [("tests", _tests(changes, runner)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
 
     # Leave out the least important sections until the comment fits: ok-only changes, then
     # changes with unknown callers, then broken ones (from the end), then the optional blocks.
