@@ -90,17 +90,19 @@ def test_markdown_pull_request_comment() -> None:
     assert out.startswith(markdown.MARKER + "\n")
     summary = out.splitlines()[1]
     assert "block" in summary and "1 broken caller" in summary and "1 unknown" in summary and "2 changed interfaces" in summary
-    # One collapsible section per changed symbol, open when it has broken callers; sorted by path.
-    assert out.count("<details") == 2 and out.count("</details>") == 2
+    # One collapsible section per changed symbol, open when it has broken callers; sorted by path; inside
+    # it, the callers that still bind are collapsed too.
+    assert out.count("<details") == 3 and out.count("</details>") == 3
     assert out.index("<details open>\n<summary><code>billing.proration.calculate_proration</code>") < out.index(
         "<details>\n<summary><code>billing.util.gone</code>")
     assert "```diff\n- def calculate_proration(sub, at)\n+ def calculate_proration(sub, *, tz)\n```" in out
     assert "`required-param-added:tz`, `param-removed:at`" in out
     assert "| status | location | caller | reason |" in out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "`" in line]
-    assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`", "`billing/ok.py:9`"]  # broken, unknown, ok
+    assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`"]  # broken, unknown
+    assert "<details>\n<summary>+ 1 caller still binds</summary>\n\n- `billing/ok.py:9` `billing.ok.use`\n\n</details>" in out
     assert "No callers in the repository." in out
-    assert "- `tests/test_proration.py`" in out and "python -m pytest tests/test_proration.py" in out
+    assert "- `tests/test_proration.py`" in out and "pytest" not in out  # no runner shown: no command
     mermaid = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL)
     assert mermaid is not None
     diagram = mermaid.group(1)
@@ -131,7 +133,7 @@ def test_markdown_diagram_is_capped() -> None:
 def test_markdown_table_is_capped_with_broken_callers_first() -> None:
     res = result(change(callers=tuple(caller(f"pkg/k{i:02}.py", 1, f"pkg.k{i:02}.g", OK, "binds") for i in range(30))
                         + many_broken(40).changes[0].callers))
-    out = markdown.render(res)
+    out = markdown.render(res, verbose=True)  # verbose: the callers that still bind are rows of the table too
     rows = [line for line in out.splitlines() if line.startswith("| ") and line != "| status | location | caller | reason |"]
     assert len(rows) == markdown.MAX_TABLE_ROWS + 1 == 51
     assert all(r.startswith("| ❌ broken") for r in rows[:40]) and rows[40].startswith("| ✅ ok")
@@ -265,10 +267,10 @@ def test_github_annotations_and_escaping() -> None:
         caller("pkg/u.py", 2, "pkg.u.h", UNKNOWN, "**kwargs forwarding"),
     )))
     lines = github.render(res).splitlines()
-    assert lines[0] == ("::error file=odd%2Cdir%3Ax/m.py,line=7,endLine=8,title=graphguard%3A broken call to pkg.f"
+    assert lines[0] == ("::error file=odd%2Cdir%3Ax/m.py,line=7,endLine=8,title=Broken call to pkg.f"
                         "::pkg.m.g: 100%25 wrong%0D%0Asecond line%0Apkg.f changed (signature: required-param-added:tz, "
                         "param-removed:at) at billing/proration.py:12%0Anow: def calculate_proration(sub, *, tz)")
-    assert lines[1].startswith("::warning file=pkg/u.py,line=2,endLine=3,title=graphguard%3A cannot check call to pkg.f::")
+    assert lines[1].startswith("::warning file=pkg/u.py,line=2,endLine=3,title=Call to pkg.f may be broken::")
     assert lines[2].startswith("graphguard: block: 1 broken caller") and len(lines) == 3
 
 
