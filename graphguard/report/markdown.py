@@ -4,7 +4,7 @@
     <details> per changed symbol   open when it has broken callers: signatures, codes, a table of the
                                    broken and unknown callers, the callers that still bind collapsed
     tests to run                   list + a command to copy (when the repository shows its runner)
-    mermaid flowchart              changed symbols -> broken / unknown callers, -> tests (capped)
+    mermaid flowchart              changes with broken or unknown callers -> those callers, -> tests (capped)
     warnings, notes
 
 Callers in a table are ordered broken, unknown, ok, then by (path, line, caller); everything else
@@ -123,7 +123,7 @@ def _details(result: CheckResult, change: SymbolImpact, verbose: bool) -> str:
     if bind:
         # Collapsed: in a pull request the callers that still bind are a count, not a page.
         more = f"{'+ ' if listed else ''}{_plural(len(bind), 'caller still binds', 'callers still bind')}"
-        out += ["", "<details>", f"<summary>{more}</summary>", ""]
+        out += ([] if out[-1] == "" else [""]) + ["<details>", f"<summary>{more}</summary>", ""]
         out += [f"- {_code(f'{k.path}:{k.line}')} {_code(k.caller or k.path)}" for k in bind[:MAX_TABLE_ROWS]]
         if len(bind) > MAX_TABLE_ROWS:
             out.append(f"- … {_plural(len(bind) - MAX_TABLE_ROWS, 'more caller')}: `graphguard check --verbose` lists them all")
@@ -158,7 +158,7 @@ def _tests(changes: Iterable[SymbolImpact], runner: TestRunner | None) -> str:
     command = runner.command(paths) if runner is not None else None
     if runner is not None and command:
         whole = f"; {len(paths)} test files, so the whole suite" if len(paths) > MAX_IN_COMMAND else ""
-        lines += ["", f"With {runner.kind.value} ({_code(runner.evidence)}{whole}):", "", _fence([command], "sh")]
+        lines += ["", f"With {runner.kind.value} ({_cell(runner.evidence)}{whole}):", "", _fence([command], "sh")]
     return "\n".join(lines)
 
 
@@ -181,7 +181,8 @@ def _diagram(result: CheckResult) -> str:
     def priority(ch: SymbolImpact) -> tuple[int, str, int, str]:
         return (0 if ch.broken else 1 if _count(ch, Status.UNKNOWN) else 2, ch.path, ch.line, ch.symbol)
 
-    relevant = [ch for ch in result.changes if ch.tests or any(k.status is not Status.OK for k in ch.callers)]
+    # A change whose callers all bind has no impact to draw: its tests are listed above.
+    relevant = [ch for ch in result.changes if any(k.status is not Status.OK for k in ch.callers)]
     if not relevant:
         return ""
     chosen = sorted(relevant, key=priority)[:MAX_DIAGRAM_SYMBOLS]
