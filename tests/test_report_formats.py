@@ -352,3 +352,58 @@ def test_codequality_fingerprints_are_stable_and_unique() -> None:
     fps = prints(twice)
     assert len(fps) == len(set(fps)) == 3
     assert prints(shifted(twice, 100)) == fps
+
+
+# --- github titles -------------------------------------------------------------------------------
+
+
+def _site(kind: str, status: Status = BROKEN) -> CallerImpact:
+    return CallerImpact(path="app/use.py", line=3, end_line=3, caller="app.use.g", status=status, reason="r", kind=kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "kw", "expected"),
+    [
+        ("call", BROKEN, {}, "Broken call to billing.proration.calculate_proration"),
+        ("call", UNKNOWN, {}, "Call to billing.proration.calculate_proration may be broken"),
+        ("reference", UNKNOWN, {}, "Reference to billing.proration.calculate_proration may be broken"),
+        ("import", BROKEN, {"change": "removed", "before": "def calculate_proration(sub, at)"},
+         "Import of removed name billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "removed", "before": "def calculate_proration(sub, at)"},
+         "Call to removed function billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "renamed", "before": "def calculate_proration(self, at)"},
+         "Call to renamed method billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "moved", "before": "class calculate_proration(a)"},
+         "Call to moved class billing.proration.calculate_proration"),
+        ("inherit", BROKEN, {"change": "removed", "before": "class calculate_proration(a)"},
+         "Subclass of removed class billing.proration.calculate_proration"),
+        ("inherit", BROKEN, {}, "Broken subclass of billing.proration.calculate_proration"),
+        ("reference", BROKEN, {"change": "removed"}, "Reference to removed name billing.proration.calculate_proration"),
+        ("import", BROKEN, {"change": "syntax-error", "before": None}, "Import of billing.proration.calculate_proration, which does not parse"),
+    ],
+)
+def test_github_title_says_what_the_site_is(kind: str, status: Status, kw: dict[str, Any], expected: str) -> None:
+    assert github.title(_site(kind, status), change(**kw)) == expected
+
+
+def test_github_titles_on_a_real_change(make_repo: Any, graphguard: Any) -> None:
+    repo = make_repo({
+        "billing/__init__.py": "",
+        "billing/proration.py": "def calculate_proration(sub, at):\n    return at\n\n\ndef old_helper():\n    return 0\n\n\n"
+                                "class Plan:\n    pass\n",
+        "app/__init__.py": "",
+        "app/use.py": "from billing.proration import Plan, calculate_proration, old_helper\n\n\nclass Gold(Plan):\n    pass\n\n\n"
+                      "def g(s):\n    return calculate_proration(s, 1), old_helper()\n",
+    })
+    repo.write({"billing/proration.py": "def calculate_proration(sub, at, tz):\n    return at\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "github")
+    assert r.code == 1, r.err
+    titles = sorted(re.findall(r"title=([^:]*)::", r.out))
+    assert titles == [
+        "Broken call to billing.proration.calculate_proration",
+        "Call to removed function billing.proration.old_helper",
+        "Import of removed name billing.proration.Plan",
+        "Import of removed name billing.proration.old_helper",
+        "Subclass of removed class billing.proration.Plan",
+    ], r.out
