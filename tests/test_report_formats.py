@@ -12,6 +12,7 @@ import pytest
 
 from graphguard import __version__
 from graphguard.main import _parser
+from graphguard.model import UseKind
 from graphguard.report import RENDERERS, codequality, github, markdown, sarif
 from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact
 from graphguard.result import TestHit as Hit  # not collected by pytest
@@ -358,7 +359,7 @@ def test_codequality_fingerprints_are_stable_and_unique() -> None:
 
 
 def _site(kind: str, status: Status = BROKEN) -> CallerImpact:
-    return CallerImpact(path="app/use.py", line=3, end_line=3, caller="app.use.g", status=status, reason="r", kind=kind)
+    return CallerImpact(path="app/use.py", line=3, end_line=3, caller="app.use.g", status=status, reason="r", kind=UseKind(kind))
 
 
 @pytest.mark.parametrize(
