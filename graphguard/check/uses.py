@@ -51,7 +51,24 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)]
-    return [_on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+    return [on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+
+
+def once(gathered: list[list[Found]]) -> list[list[Found]]:
+    """Each site (path, line, col) under one change only, whatever number of changed definitions it reached.
+
+    `Sub(...)` reaches the class `Sub` (whose constructor changed with its base's) and the
+    base's `__init__`: it is reported once, where it is direct (not through a constructor run
+    by instantiation), else under the first change that found it.
+    """
+    owner: dict[tuple[str, int, int], tuple[bool, int]] = {}
+    for i, found in enumerate(gathered):
+        for f in found:
+            rank = (f.via.value == "init", i)
+            key = (f.path, f.line, f.col)
+            if key not in owner or rank < owner[key]:
+                owner[key] = rank
+    return [[f for f in found if owner[(f.path, f.line, f.col)][1] == i] for i, found in enumerate(gathered)]
 
 
 def _add(found: dict[_Key, Found], f: Found) -> None:
@@ -109,7 +126,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
                 found[key] = dataclasses.replace(f, reaches_new=True)
 
 
-def _on_class(resolver: Resolver, f: Found) -> Found:
+def on_class(resolver: Resolver, f: Found) -> Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.impact import Via
     from graphguard.resolve import Sym
