@@ -393,7 +393,8 @@ def test_github_titles_on_a_real_change(make_repo: Any, graphguard: Any) -> None
         "billing/proration.py": "def calculate_proration(sub, at):\n    return at\n\n\ndef old_helper():\n    return 0\n\n\n"
                                 "class Plan:\n    pass\n",
         "app/__init__.py": "",
-        "app/use.py": "from billing.proration import Plan, calculate_proration, old_helper\n\n\nclass Gold(Plan):\n    pass\n\n\n"
+        "app/use.py": "from billing.proration import Plan, calculate_proration\nfrom billing.proration import old_helper\n\n\n"
+                      "class Gold(Plan):\n    pass\n\n\n"
                       "def g(s):\n    return calculate_proration(s, 1), old_helper()\n",
     })
     repo.write({"billing/proration.py": "def calculate_proration(sub, at, tz):\n    return at\n"})
