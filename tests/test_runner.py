@@ -174,3 +174,14 @@ def test_markdown_and_text_name_the_whole_suite_when_there_are_many_tests(n: int
     else:
         assert f"With pytest (pytest.ini; {n} test files, so the whole suite):\n\n```sh\npython -m pytest\n```" in md
         assert f"tests to run (pytest.ini, {n} test files: the whole suite): python -m pytest\n" in txt
+
+
+def test_evidence_with_a_line_break_stays_on_one_line() -> None:
+    from graphguard.report import RENDERERS
+    from graphguard.result import TestHit as Hit  # not collected by pytest
+    from tests.test_report_formats import change, result
+
+    res = result(change(tests=(Hit("a\nb/test_x.py", 1, True),)))
+    out = RENDERERS["text"](res, runner=TestRunner(PYTEST, "a\nb/conftest.py"))
+    (line,) = [line for line in out.splitlines() if line.startswith("tests to run")]
+    assert line.startswith("tests to run (a\\nb/conftest.py): python -m pytest ")

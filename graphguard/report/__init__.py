@@ -32,7 +32,9 @@ def _complete(render: Callable[[CheckResult], str]) -> Renderer:
 def _printable(render: Renderer, *, lines: bool = False) -> Renderer:
     """`render` whose output is valid UTF-8 (and, for a line-based format, keeps one record per line)."""
     def safe(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None) -> str:
-        return printable(render(one_line(result) if lines else result, verbose=verbose, runner=runner))
+        if lines:  # the runner's evidence is a file name too
+            result, runner = one_line(result), one_line(runner)
+        return printable(render(result, verbose=verbose, runner=runner))
 
     return safe
 
