@@ -66,9 +66,24 @@ def test_commands() -> None:
     paths = ["tests/test_b.py", "tests/test a.py", "tests/test_b.py"]
     assert TestRunner(PYTEST, "pytest.ini").command(paths) == "python -m pytest 'tests/test a.py' tests/test_b.py"
     assert TestRunner(UNITTEST, "tests").command(["tests/test_b.py"]) == "python -m unittest tests/test_b.py"
-    many = [f"tests/test_{i:02}.py" for i in range(runner.MAX_IN_COMMAND + 1)]
-    assert TestRunner(PYTEST, "pytest.ini").command(many) == "python -m pytest"  # the whole suite
-    assert TestRunner(UNITTEST, "tests").command(many) == "python -m unittest discover"
+
+
+
+def test_many_test_files_are_named_by_their_folders_else_the_whole_suite() -> None:
+    n = runner.MAX_IN_COMMAND + 1
+    many = [f"pkg{i % 3}/tests/test_{i:02}.py" for i in range(n)] + ["pkg0/tests/deeper/test_x.py"]
+    pytest_ini, unittest = TestRunner(PYTEST, "pytest.ini"), TestRunner(UNITTEST, "tests")
+    assert pytest_ini.command(many) == "python -m pytest pkg0/tests pkg1/tests pkg2/tests"  # deeper/ is inside pkg0/tests
+    assert pytest_ini.scope(many) == f"{n + 1} test files in 3 folders"
+    assert unittest.command(many) == "python -m unittest discover"  # unittest discovers from one folder
+    assert unittest.scope(many) == f"{n + 1} test files: the whole suite"
+    at_root = many + ["test_top.py"]
+    assert pytest_ini.command(at_root) == "python -m pytest" and pytest_ini.scope(at_root) == f"{n + 2} test files: the whole suite"
+    scattered = [f"p{i:02}/test_a.py" for i in range(n)]
+    assert pytest_ini.command(scattered) == "python -m pytest"
+    django = TestRunner(DJANGO, "site/manage.py", "site")
+    assert django.command([f"site/{p}" for p in many]) == "cd site && python manage.py test pkg0.tests pkg1.tests pkg2.tests"
+    assert pytest_ini.scope(["tests/test_a.py"]) == ""
 
 
 def test_django_labels_are_dotted_modules_under_manage_py() -> None:
@@ -160,7 +175,7 @@ def test_django_project_gets_manage_py_test(make_repo: Callable[..., GitRepo], g
 
 
 @pytest.mark.parametrize("n", [runner.MAX_IN_COMMAND, runner.MAX_IN_COMMAND + 1])
-def test_markdown_and_text_name_the_whole_suite_when_there_are_many_tests(n: int) -> None:
+def test_markdown_and_text_say_how_much_the_command_runs(n: int) -> None:
     from graphguard.report import text
     from graphguard.result import TestHit as Hit  # not collected by pytest
     from tests.test_report_formats import caller, change, result
@@ -172,8 +187,8 @@ def test_markdown_and_text_name_the_whole_suite_when_there_are_many_tests(n: int
         assert "python -m pytest " + " ".join(runner.test_paths(res)) in md
         assert "tests to run (pytest.ini): python -m pytest tests/test_00.py" in txt
     else:
-        assert f"With pytest (pytest.ini; {n} test files, so the whole suite):\n\n```sh\npython -m pytest\n```" in md
-        assert f"tests to run (pytest.ini, {n} test files: the whole suite): python -m pytest\n" in txt
+        assert f"With pytest (pytest.ini; {n} test files in 1 folder):\n\n```sh\npython -m pytest tests\n```" in md
+        assert f"tests to run (pytest.ini, {n} test files in 1 folder): python -m pytest tests\n" in txt
 
 
 def test_evidence_with_a_line_break_stays_on_one_line() -> None:

@@ -19,7 +19,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from graphguard.report.runner import MAX_IN_COMMAND, TestRunner
+from graphguard.report.runner import TestRunner
 from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
@@ -157,8 +157,8 @@ def _tests(changes: Iterable[SymbolImpact], runner: TestRunner | None) -> str:
         lines.append(f"- … {_plural(len(paths) - len(shown), 'more test file')}")
     command = runner.command(paths) if runner is not None else None
     if runner is not None and command:
-        whole = f"; {len(paths)} test files, so the whole suite" if len(paths) > MAX_IN_COMMAND else ""
-        lines += ["", f"With {runner.kind.value} ({_cell(runner.evidence)}{whole}):", "", _fence([command], "sh")]
+        scope = runner.scope(paths)
+        lines += ["", f"With {runner.kind.value} ({_cell(runner.evidence)}{'; ' + scope if scope else ''}):", "", _fence([command], "sh")]
     return "\n".join(lines)
 
 

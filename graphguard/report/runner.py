@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from graphguard.result import CheckResult
 
-#: Above this many test files a command runs the whole suite: a command line of hundreds of paths helps nobody.
+#: Above this many test files a command names their folders, and above this many folders the whole suite:
+#: a command line of hundreds of paths helps nobody.
 MAX_IN_COMMAND = 20
 #: Test files read to see whether they import pytest or unittest (when no configuration says).
 MAX_READ = 50
@@ -56,27 +57,50 @@ class TestRunner:
     evidence: str
     manage_dir: str = ""  # django: the folder holding manage.py ("" for the root)
 
+    def targets(self, paths: Sequence[str]) -> list[str] | None:
+        """What the command names: the test files; their folders when the files are too many to list
+        (not for unittest, which discovers from one folder); None for the whole suite."""
+        files = sorted(set(paths))
+        if len(files) <= MAX_IN_COMMAND:
+            return files
+        parents = {posixpath.dirname(p) for p in files}
+        # A folder inside another one on the line would run its tests twice.
+        folders = sorted(f for f in parents if not any(a in parents for a in _folders(f)))
+        if self.kind is RunnerKind.UNITTEST or "" in folders or len(folders) > MAX_IN_COMMAND:
+            return None
+        return folders
+
+    def scope(self, paths: Sequence[str]) -> str:
+        """How much of the suite the command runs, for the line that shows it ("" when it names the files)."""
+        files, targets = sorted(set(paths)), self.targets(paths)
+        if targets == files:
+            return ""
+        if targets is None:
+            return f"{len(files)} test files: the whole suite"
+        return f"{len(files)} test files in {len(targets)} folder{'s' * (len(targets) != 1)}"
+
     def command(self, paths: Sequence[str]) -> str | None:
         """The command that runs these test files from the repository's root; None when it cannot name them."""
-        paths = sorted(set(paths))
-        whole = len(paths) > MAX_IN_COMMAND
+        targets = self.targets(paths)
         if self.kind is RunnerKind.PYTEST:
-            return "python -m pytest" + ("" if whole else "".join(" " + shlex.quote(p) for p in paths))
+            return "python -m pytest" + "".join(" " + shlex.quote(t) for t in targets or ())
         if self.kind is RunnerKind.UNITTEST:
-            return "python -m unittest" + (" discover" if whole else "".join(" " + shlex.quote(p) for p in paths))
-        labels = [label for p in paths if (label := _django_label(self.manage_dir, p))]
-        if not labels:
-            return None
+            return "python -m unittest" + ("".join(" " + shlex.quote(t) for t in targets) if targets else " discover")
         cd = f"cd {shlex.quote(self.manage_dir)} && " if self.manage_dir else ""
-        return f"{cd}python manage.py test" + ("" if whole else "".join(" " + label for label in labels))
+        if targets is None:
+            return f"{cd}python manage.py test"
+        labels = [label for t in targets if (label := _django_label(self.manage_dir, t))]
+        return f"{cd}python manage.py test" + "".join(" " + label for label in labels) if labels else None
 
 
 def _django_label(manage_dir: str, path: str) -> str | None:
-    """`netbox/circuits/tests/test_api.py` under `netbox` -> `circuits.tests.test_api` (manage.py takes no file paths)."""
+    """`netbox/circuits/tests/test_api.py` under `netbox` -> `circuits.tests.test_api`, a folder `netbox/circuits/tests`
+    -> `circuits.tests` (manage.py takes dotted names, no file paths)."""
     prefix = manage_dir + "/" if manage_dir else ""
-    if not path.startswith(prefix) or not path.endswith(".py"):
+    if not path.startswith(prefix):
         return None
-    parts = path[len(prefix):-3].split("/")
+    rel = path[len(prefix):]
+    parts = (rel.removesuffix(".py")).split("/")
     return ".".join(parts) if all(p.isidentifier() for p in parts) else None
 
 

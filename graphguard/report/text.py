@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from graphguard.report.runner import MAX_IN_COMMAND, TestRunner, test_paths
+from graphguard.report.runner import TestRunner, test_paths
 from graphguard.result import ChangeKind, CheckResult, Status, TestHit, Verdict
 
 MAX_LISTED = 10  # test files shown per line without --verbose; JSON has them all
@@ -44,8 +44,8 @@ def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
     command = runner.command(paths) if runner is not None and paths else None
     if runner is None or command is None:
         return []
-    whole = f", {len(paths)} test files: the whole suite" if len(paths) > MAX_IN_COMMAND else ""
-    return [f"tests to run ({runner.evidence}{whole}): {command}", ""]
+    scope = runner.scope(paths)
+    return [f"tests to run ({runner.evidence}{', ' + scope if scope else ''}): {command}", ""]
 
 
 def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, colour: bool | None = None) -> str:
