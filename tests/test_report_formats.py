@@ -101,7 +101,7 @@ def test_markdown_pull_request_comment() -> None:
     assert "| status | location | caller | reason |" in out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "`" in line]
     assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`"]  # broken, unknown
-    assert "<details>\n<summary>+ 1 caller still binds</summary>\n\n- `billing/ok.py:9` `billing.ok.use`\n\n</details>" in out
+    assert "<details>\n<summary>+ 1 caller still binds</summary>\n\n- `billing/ok.py`: line 9\n\n</details>" in out
     assert "No callers in the repository." in out
     assert "- `tests/test_proration.py`" in out and "pytest" not in out  # no runner shown: no command
     mermaid = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL)
@@ -129,6 +129,19 @@ def test_markdown_diagram_is_capped() -> None:
     assert '"+25 more callers"' in diagram
     assert len(re.findall(r"^\s+T\d+\[", diagram, re.MULTILINE)) == markdown.MAX_DIAGRAM_TESTS
     assert '"+10 more test files"' in diagram
+
+
+def test_markdown_callers_that_still_bind_are_one_line_per_file() -> None:
+    ok = tuple(caller(f"pkg/k{i % 3}.py", 100 - i, f"pkg.k{i % 3}.g", OK, "binds") for i in range(60))
+    out = markdown.render(result(change(callers=ok + (caller("pkg/a.py", 1, "pkg.a.f"),))))
+    assert "<summary>+ 60 callers still bind</summary>" in out
+    listed = [line for line in out.splitlines() if line.startswith("- `pkg/k")]
+    assert listed[0] == "- `pkg/k0.py`: lines 43, 46, 49, 52, 55, 58, 61, 64, 67, 70, 73, 76, 79, 82, 85, 88, 91, 94, 97, 100"
+    assert len(listed) == 3 and "pkg/k0.py:" not in out
+    many = tuple(caller(f"pkg/f{i:03}.py", 1, "g", OK, "binds") for i in range(markdown.MAX_TABLE_ROWS + 5))
+    out = markdown.render(result(change(callers=many)))
+    assert out.count("- `pkg/f") == markdown.MAX_TABLE_ROWS and "- … 5 more files: `graphguard check --verbose` lists every caller" in out
+    assert "| status |" not in out  # no broken or unknown caller: no table
 
 
 def test_markdown_table_is_capped_with_broken_callers_first() -> None:

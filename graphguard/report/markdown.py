@@ -124,9 +124,13 @@ def _details(result: CheckResult, change: SymbolImpact, verbose: bool) -> str:
         # Collapsed: in a pull request the callers that still bind are a count, not a page.
         more = f"{'+ ' if listed else ''}{_plural(len(bind), 'caller still binds', 'callers still bind')}"
         out += ([] if out[-1] == "" else [""]) + ["<details>", f"<summary>{more}</summary>", ""]
-        out += [f"- {_code(f'{k.path}:{k.line}')} {_code(k.caller or k.path)}" for k in bind[:MAX_TABLE_ROWS]]
-        if len(bind) > MAX_TABLE_ROWS:
-            out.append(f"- … {_plural(len(bind) - MAX_TABLE_ROWS, 'more caller')}: `graphguard check --verbose` lists them all")
+        by_file: dict[str, list[int]] = {}
+        for k in bind:  # one line per file: a page of callers that need nothing is not worth a page
+            by_file.setdefault(k.path, []).append(k.line)
+        files = sorted(by_file)
+        out += [f"- {_code(f)}: {_lines(by_file[f])}" for f in files[:MAX_TABLE_ROWS]]
+        if len(files) > MAX_TABLE_ROWS:
+            out.append(f"- … {_plural(len(files) - MAX_TABLE_ROWS, 'more file')}: `graphguard check --verbose` lists every caller")
         out += ["", "</details>"]
     if not callers:
         out.append("No callers in the repository.")
@@ -144,6 +148,13 @@ def _table(callers: list[CallerImpact]) -> list[str]:
         more = f"{_plural(len(rest), 'more caller')}" + (f" ({n_broken} broken)" if n_broken else "")
         out.append(f"| … | | {more} | run `graphguard check` for all |")
     return out
+
+
+def _lines(numbers: list[int], at_most: int = 20) -> str:
+    """`line 4`, `lines 1, 5, 9`, `lines 1, 5, … (+12)`."""
+    unique = sorted(set(numbers))
+    shown = ", ".join(map(str, unique[:at_most])) + (f", … (+{len(unique) - at_most})" if len(unique) > at_most else "")
+    return f"line{'s' * (len(unique) != 1)} {shown}"
 
 
 def _tests(changes: Iterable[SymbolImpact], runner: TestRunner | None) -> str:
