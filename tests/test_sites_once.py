@@ -28,3 +28,12 @@ def test_a_site_reaching_a_class_and_its_base_init_is_reported_once(make_repo: C
     assert {c["status"] for ch in r.json["changes"] for c in ch["callers"] if c["kind"] == "call"} == {"broken"}
     r = graphguard(repo, "check")
     assert "2 broken callers" in r.out
+
+
+def test_names_of_one_import_statement_are_each_reported(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(FILES)
+    repo.write({"pkg/fields.py": FILES["pkg/fields.py"].replace("class One(Mixin)", "class Uno(Mixin)").replace("class Two(Mixin)", "class Dos(Mixin)")})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--format", "json")
+    imports = sorted((ch["symbol"], c["line"]) for ch in r.json["changes"] for c in ch["callers"] if c["kind"] == "import")
+    assert imports == [("pkg.fields.One", 1), ("pkg.fields.Two", 1)]  # `from pkg.fields import One, Two`: two uses, one place

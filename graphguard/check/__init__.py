@@ -6,6 +6,7 @@
     overlay.build         both versions of the repository over the stored graph -> Overlay
     interface.find        syntax errors, lost re-exports, libcst signatures -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
+    uses.once             each site under one change only (a class and its base's __init__)
     calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact
     decide.decide         each use bound to the new signature               -> SymbolImpact
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
@@ -77,7 +78,7 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[s
     found = interface.find(over, config)
     changes = list(found.impacts)
     gathered = uses.once([uses.gather(over, config, ic) for ic in found.changes])
-    for ic, its_uses in zip(found.changes, gathered):
+    for ic, its_uses in zip(found.changes, gathered, strict=True):
         entry = decide.decide(over, config, ic, its_uses)
         if entry is not None:
             changes.append(entry)

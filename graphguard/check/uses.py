@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from graphguard.impact import Found
     from graphguard.resolve import Resolver, Site
 
-_Key = tuple[str, int, int, UseKind]
+_Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
+_Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)
 
 
 def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]:
@@ -55,20 +56,25 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
 
 
 def once(gathered: list[list[Found]]) -> list[list[Found]]:
-    """Each site (path, line, col) under one change only, whatever number of changed definitions it reached.
+    """Each site under one change only, whatever number of changed definitions it reached.
 
     `Sub(...)` reaches the class `Sub` (whose constructor changed with its base's) and the
     base's `__init__`: it is reported once, where it is direct (not through a constructor run
-    by instantiation), else under the first change that found it.
+    by instantiation), else under the first change that found it. A site is its place and
+    what is written there: the names of one import statement share a place.
     """
-    owner: dict[tuple[str, int, int], tuple[bool, int]] = {}
+    owner: dict[_Site, tuple[bool, int]] = {}
     for i, found in enumerate(gathered):
         for f in found:
             rank = (f.via.value == "init", i)
-            key = (f.path, f.line, f.col)
+            key = _site(f)
             if key not in owner or rank < owner[key]:
                 owner[key] = rank
-    return [[f for f in found if owner[(f.path, f.line, f.col)][1] == i] for i, found in enumerate(gathered)]
+    return [[f for f in found if owner[_site(f)][1] == i] for i, found in enumerate(gathered)]
+
+
+def _site(f: Found) -> _Site:
+    return (f.path, f.line, f.col, f.kind, f.text)
 
 
 def _add(found: dict[_Key, Found], f: Found) -> None:
