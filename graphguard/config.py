@@ -89,7 +89,7 @@ def parse(table: dict[str, Any], source: str) -> Config:
     for key, value in table.items():
         name = key.replace("-", "_")
         if key not in _KEYS:
-            errors.append(f"unknown key '{key}'")
+            errors.append(f"unknown key '{key}'" + _did_you_mean(key))
         elif name in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 errors.append(f"'{key}' must be a list of strings")
@@ -106,6 +106,36 @@ def parse(table: dict[str, Any], source: str) -> Config:
     return Config(**values, source=source)
 
 
+def _did_you_mean(key: str) -> str:
+    import difflib  # only on this error path
+
+    names = sorted(f.name for f in fields(Config) if f.name != "source")
+    close = difflib.get_close_matches(key.replace("-", "_"), names, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(names)})"
+
+
+def _own_table(data: dict[str, Any], name: str) -> tuple[dict[str, Any], str]:
+    """The keys of `.graphguard.toml`: at its top level, or under `[tool.graphguard]` as in pyproject.toml.
+
+    A block copied from pyproject.toml (the README shows one) is taken as it is. Anything
+    else under `tool` is an error that says what to write, never silently the defaults.
+    """
+    tool = data.get("tool")
+    if tool is None:
+        if isinstance(data.get("graphguard"), dict):
+            raise GraphguardError(f"{name}: write the keys at the top level or under [tool.graphguard], not under [graphguard]")
+        return data, name
+    table = tool.get("graphguard") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        raise GraphguardError(f"{name}: write the keys at the top level (block_on = [...]) or under [tool.graphguard]")
+    where = f"{name} [tool.graphguard]"
+    others = [f"[tool.{k}]" for k in tool if k != "graphguard"] + [f"'{k}'" for k in data if k != "tool"]
+    if others:
+        raise GraphguardError(f"{where}: {', '.join(others)} outside [tool.graphguard]: write every key in one place,"
+                              " at the top level or under [tool.graphguard]")
+    return table, where
+
+
 def _unknown_block_on(key: str, values: list[str]) -> list[str]:
     known = block_on_values()
     unknown = [v for v in values if v.split(":", 1)[0] not in known]
@@ -115,7 +145,8 @@ def _unknown_block_on(key: str, values: list[str]) -> list[str]:
 
 
 def load(root: str) -> Config:
-    """The repository's configuration: `.graphguard.toml`, else `[tool.graphguard]` in pyproject.toml."""
+    """The repository's configuration: `.graphguard.toml` (its top level or its `[tool.graphguard]`),
+    else `[tool.graphguard]` in pyproject.toml."""
     for name in (".graphguard.toml", "pyproject.toml"):
         raw = _read_config_file(root, name)
         if raw is None:
@@ -128,7 +159,7 @@ def load(root: str) -> Config:
                 continue
             raise GraphguardError(f"{name}: not valid TOML: {str(e).splitlines()[0]}") from None
         if name == ".graphguard.toml":
-            return parse(data, name)
+            return parse(*_own_table(data, name))
         tool = data.get("tool", {})
         if not isinstance(tool, dict):
             raise GraphguardError(f"{name}: 'tool' must be a table")

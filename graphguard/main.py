@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--worktree", action="store_true", help="check the working tree against HEAD")
     what.add_argument("--base", metavar="REF", help="check the commits since the merge base with REF (CI on a pull request)")
     p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
+    p.add_argument("--verbose", action="store_true",
+                   help="text and markdown: list the callers that still bind too (by default they are counted)")
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
     from graphguard.retrieval.rank import PROFILES
@@ -125,7 +127,8 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         if args.head and not args.base:
             parser.error("--head needs --base")
-        return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format)
+        return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format,
+                     verbose=args.verbose)
     if args.command == "callers":
         from graphguard.commands.callers import callers
 

@@ -79,6 +79,28 @@ def test_dashes_are_allowed(tmp_path: Path) -> None:
     assert (c.block_on, c.public_api, c.fail_on_unknown) == (("signature",), ("pkg",), True)
 
 
+def test_graphguard_toml_takes_the_pyproject_table_as_written(tmp_path: Path) -> None:
+    write(tmp_path, {".graphguard.toml": "[tool.graphguard]\n" + source(ALL_KEYS)})
+    c = load(str(tmp_path))
+    assert fields(c) == fields(EXPECTED)
+    assert c.source == ".graphguard.toml [tool.graphguard]"
+
+
+def _readme_example() -> str:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Configuration"):]
+    return section[section.index("```toml\n") + 8:section.index("\n```", section.index("```toml"))]
+
+
+@pytest.mark.parametrize("where", [".graphguard.toml", "pyproject.toml"])
+def test_the_readme_example_loads_in_either_file(tmp_path: Path, where: str) -> None:
+    example = _readme_example()
+    assert example.startswith("[tool.graphguard]\n")
+    write(tmp_path, {where: example})
+    c = load(str(tmp_path))
+    assert c.block_on == ("syntax-error", "removed") and c.public_api == ("mypkg",)
+
+
 def test_graphguard_toml_wins_over_pyproject(tmp_path: Path) -> None:
     write(tmp_path, {
         ".graphguard.toml": 'exclude = ["a/**"]\n',
@@ -125,6 +147,31 @@ def test_bad_key_is_one_line_naming_it(tmp_path: Path, text: str, key: str, wher
     message = _error(tmp_path, {where: text})
     assert f"'{key}'" in message
     assert where in message
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        pytest.param("[tool.black]\nline-length = 100\n", "write the keys at the top level (block_on = [...]) or under [tool.graphguard]",
+                     id="another-tools-table"),
+        pytest.param("[graphguard]\nexclude = ['a/**']\n", "write the keys at the top level or under [tool.graphguard], not under [graphguard]",
+                     id="graphguard-table-without-tool"),
+        pytest.param("exclude = ['a/**']\n\n[tool.graphguard]\ntests = []\n",
+                     "'exclude' outside [tool.graphguard]: write every key in one place, at the top level or under [tool.graphguard]",
+                     id="keys-in-both-places"),
+        pytest.param("[tool.graphguard]\nexclude = []\n\n[tool.ruff]\nx = 1\n", "[tool.ruff] outside [tool.graphguard]",
+                     id="another-tool-beside-ours"),
+        pytest.param("[tool.graphguard]\nexclud = []\n", "[tool.graphguard]: unknown key 'exclud' (did you mean 'exclude'?)",
+                     id="misspelt-key-under-the-table"),
+        pytest.param("fail-on-unknwn = true\n", "unknown key 'fail-on-unknwn' (did you mean 'fail_on_unknown'?)", id="misspelt-dashed"),
+        pytest.param("zzz = 1\n", "unknown key 'zzz' (known: block_on, exclude, fail_on_unknown, generated, public_api, tests)",
+                     id="nothing-close"),
+    ],
+)
+def test_graphguard_toml_errors_say_what_to_write(tmp_path: Path, text: str, says: str) -> None:
+    message = _error(tmp_path, {".graphguard.toml": text})
+    assert message.startswith(".graphguard.toml")
+    assert says in message
 
 
 def test_all_errors_are_reported_at_once(tmp_path: Path) -> None:
@@ -281,6 +328,19 @@ def test_test_globs_mark_test_files(make_repo: Callable[..., GitRepo], graphguar
     assert files["checks/check_core.py"] is True
     assert files["tests/test_core.py"] is True
     assert files["pkg/core.py"] is False
+
+
+def test_check_obeys_a_graphguard_toml_written_as_the_pyproject_table(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({**PROJECT, ".graphguard.toml": '[tool.graphguard]\nblock_on = ["signature"]\n'})
+    repo.write({"pkg/core.py": "def f(a, b=None):\n    return a\n"})  # an optional parameter: blocks only as configured
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.err
+    assert r.json["verdict"] == "block"
+    repo.write({".graphguard.toml": '[tool.black]\nline-length = 100\n'})
+    r = graphguard(repo, "check", "--staged")
+    assert r.code == 2 and r.err.strip().count("\n") == 0
+    assert "write the keys at the top level (block_on = [...]) or under [tool.graphguard]" in r.err
 
 
 def test_excluding_more_later_drops_files(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from graphguard import __version__
 from graphguard.main import _parser
+from graphguard.model import UseKind
 from graphguard.report import RENDERERS, codequality, github, markdown, sarif
 from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact
 from graphguard.result import TestHit as Hit  # not collected by pytest
@@ -90,17 +91,19 @@ def test_markdown_pull_request_comment() -> None:
     assert out.startswith(markdown.MARKER + "\n")
     summary = out.splitlines()[1]
     assert "block" in summary and "1 broken caller" in summary and "1 unknown" in summary and "2 changed interfaces" in summary
-    # One collapsible section per changed symbol, open when it has broken callers; sorted by path.
-    assert out.count("<details") == 2 and out.count("</details>") == 2
+    # One collapsible section per changed symbol, open when it has broken callers; sorted by path; inside
+    # it, the callers that still bind are collapsed too.
+    assert out.count("<details") == 3 and out.count("</details>") == 3
     assert out.index("<details open>\n<summary><code>billing.proration.calculate_proration</code>") < out.index(
         "<details>\n<summary><code>billing.util.gone</code>")
     assert "```diff\n- def calculate_proration(sub, at)\n+ def calculate_proration(sub, *, tz)\n```" in out
     assert "`required-param-added:tz`, `param-removed:at`" in out
     assert "| status | location | caller | reason |" in out
     rows = [line for line in out.splitlines() if line.startswith("| ") and "`" in line]
-    assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`", "`billing/ok.py:9`"]  # broken, unknown, ok
+    assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`"]  # broken, unknown
+    assert "<details>\n<summary>+ 1 caller still binds</summary>\n\n- `billing/ok.py`: line 9\n\n</details>" in out
     assert "No callers in the repository." in out
-    assert "- `tests/test_proration.py`" in out and "python -m pytest tests/test_proration.py" in out
+    assert "- `tests/test_proration.py`" in out and "pytest" not in out  # no runner shown: no command
     mermaid = re.search(r"```mermaid\n(.*?)\n```", out, re.DOTALL)
     assert mermaid is not None
     diagram = mermaid.group(1)
@@ -128,10 +131,23 @@ def test_markdown_diagram_is_capped() -> None:
     assert '"+10 more test files"' in diagram
 
 
+def test_markdown_callers_that_still_bind_are_one_line_per_file() -> None:
+    ok = tuple(caller(f"pkg/k{i % 3}.py", 100 - i, f"pkg.k{i % 3}.g", OK, "binds") for i in range(60))
+    out = markdown.render(result(change(callers=ok + (caller("pkg/a.py", 1, "pkg.a.f"),))))
+    assert "<summary>+ 60 callers still bind</summary>" in out
+    listed = [line for line in out.splitlines() if line.startswith("- `pkg/k")]
+    assert listed[0] == "- `pkg/k0.py`: lines 43, 46, 49, 52, 55, 58, 61, 64, 67, 70, 73, 76, 79, 82, 85, 88, 91, 94, 97, 100"
+    assert len(listed) == 3 and "pkg/k0.py:" not in out
+    many = tuple(caller(f"pkg/f{i:03}.py", 1, "g", OK, "binds") for i in range(markdown.MAX_TABLE_ROWS + 5))
+    out = markdown.render(result(change(callers=many)))
+    assert out.count("- `pkg/f") == markdown.MAX_TABLE_ROWS and "- … 5 more files: `graphguard check --verbose` lists every caller" in out
+    assert "| status |" not in out  # no broken or unknown caller: no table
+
+
 def test_markdown_table_is_capped_with_broken_callers_first() -> None:
     res = result(change(callers=tuple(caller(f"pkg/k{i:02}.py", 1, f"pkg.k{i:02}.g", OK, "binds") for i in range(30))
                         + many_broken(40).changes[0].callers))
-    out = markdown.render(res)
+    out = markdown.render(res, verbose=True)  # verbose: the callers that still bind are rows of the table too
     rows = [line for line in out.splitlines() if line.startswith("| ") and line != "| status | location | caller | reason |"]
     assert len(rows) == markdown.MAX_TABLE_ROWS + 1 == 51
     assert all(r.startswith("| ❌ broken") for r in rows[:40]) and rows[40].startswith("| ✅ ok")
@@ -265,10 +281,10 @@ def test_github_annotations_and_escaping() -> None:
         caller("pkg/u.py", 2, "pkg.u.h", UNKNOWN, "**kwargs forwarding"),
     )))
     lines = github.render(res).splitlines()
-    assert lines[0] == ("::error file=odd%2Cdir%3Ax/m.py,line=7,endLine=8,title=graphguard%3A broken call to pkg.f"
+    assert lines[0] == ("::error file=odd%2Cdir%3Ax/m.py,line=7,endLine=8,title=Broken call to pkg.f"
                         "::pkg.m.g: 100%25 wrong%0D%0Asecond line%0Apkg.f changed (signature: required-param-added:tz, "
                         "param-removed:at) at billing/proration.py:12%0Anow: def calculate_proration(sub, *, tz)")
-    assert lines[1].startswith("::warning file=pkg/u.py,line=2,endLine=3,title=graphguard%3A cannot check call to pkg.f::")
+    assert lines[1].startswith("::warning file=pkg/u.py,line=2,endLine=3,title=Call to pkg.f may be broken::")
     assert lines[2].startswith("graphguard: block: 1 broken caller") and len(lines) == 3
 
 
@@ -350,3 +366,59 @@ def test_codequality_fingerprints_are_stable_and_unique() -> None:
     fps = prints(twice)
     assert len(fps) == len(set(fps)) == 3
     assert prints(shifted(twice, 100)) == fps
+
+
+# --- github titles -------------------------------------------------------------------------------
+
+
+def _site(kind: str, status: Status = BROKEN) -> CallerImpact:
+    return CallerImpact(path="app/use.py", line=3, end_line=3, caller="app.use.g", status=status, reason="r", kind=UseKind(kind))
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "kw", "expected"),
+    [
+        ("call", BROKEN, {}, "Broken call to billing.proration.calculate_proration"),
+        ("call", UNKNOWN, {}, "Call to billing.proration.calculate_proration may be broken"),
+        ("reference", UNKNOWN, {}, "Reference to billing.proration.calculate_proration may be broken"),
+        ("import", BROKEN, {"change": "removed", "before": "def calculate_proration(sub, at)"},
+         "Import of removed name billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "removed", "before": "def calculate_proration(sub, at)"},
+         "Call to removed function billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "renamed", "before": "def calculate_proration(self, at)"},
+         "Call to renamed method billing.proration.calculate_proration"),
+        ("call", BROKEN, {"change": "moved", "before": "class calculate_proration(a)"},
+         "Call to moved class billing.proration.calculate_proration"),
+        ("inherit", BROKEN, {"change": "removed", "before": "class calculate_proration(a)"},
+         "Subclass of removed class billing.proration.calculate_proration"),
+        ("inherit", BROKEN, {}, "Broken subclass of billing.proration.calculate_proration"),
+        ("reference", BROKEN, {"change": "removed"}, "Reference to removed name billing.proration.calculate_proration"),
+        ("import", BROKEN, {"change": "syntax-error", "before": None}, "Import of billing.proration.calculate_proration, which does not parse"),
+    ],
+)
+def test_github_title_says_what_the_site_is(kind: str, status: Status, kw: dict[str, Any], expected: str) -> None:
+    assert github.title(_site(kind, status), change(**kw)) == expected
+
+
+def test_github_titles_on_a_real_change(make_repo: Any, graphguard: Any) -> None:
+    repo = make_repo({
+        "billing/__init__.py": "",
+        "billing/proration.py": "def calculate_proration(sub, at):\n    return at\n\n\ndef old_helper():\n    return 0\n\n\n"
+                                "class Plan:\n    pass\n",
+        "app/__init__.py": "",
+        "app/use.py": "from billing.proration import Plan, calculate_proration\nfrom billing.proration import old_helper\n\n\n"
+                      "class Gold(Plan):\n    pass\n\n\n"
+                      "def g(s):\n    return calculate_proration(s, 1), old_helper()\n",
+    })
+    repo.write({"billing/proration.py": "def calculate_proration(sub, at, tz):\n    return at\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "github")
+    assert r.code == 1, r.err
+    titles = sorted(re.findall(r"title=([^:]*)::", r.out))
+    assert titles == [
+        "Broken call to billing.proration.calculate_proration",
+        "Call to removed function billing.proration.old_helper",
+        "Import of removed name billing.proration.Plan",
+        "Import of removed name billing.proration.old_helper",
+        "Subclass of removed class billing.proration.Plan",
+    ], r.out

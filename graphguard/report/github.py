@@ -16,11 +16,14 @@ GitHub's 1 MiB limit. The check command calls it for `--format github`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from graphguard.errors import GraphguardError
+from graphguard.model import UseKind
 from graphguard.report import markdown
-from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
+from graphguard.report.runner import TestRunner
+from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, Verdict
 
 MAX_ANNOTATIONS = 10
 STEP_SUMMARY_LIMIT = 1024 * 1024  # bytes per step
@@ -44,16 +47,48 @@ def _ordered(result: CheckResult) -> list[tuple[CallerImpact, SymbolImpact]]:
     return sorted(found, key=lambda kc: (rank[kc[0].status], kc[0].path, kc[0].line, kc[1].symbol, kc[0].caller))
 
 
+#: What a site is, as a title names it.
+_SITE = {UseKind.CALL: "call to", UseKind.IMPORT: "import of", UseKind.INHERIT: "subclass of", UseKind.REFERENCE: "reference to"}
+#: Changes after which the name a site looks for is gone.
+_GONE = {ChangeKind.REMOVED: "removed", ChangeKind.RENAMED: "renamed", ChangeKind.MOVED: "moved"}
+
+
+def _noun(k: CallerImpact, ch: SymbolImpact) -> str:
+    """What the changed name was, as far as the site's title needs: an import or a reference is of a name."""
+    if k.kind in (UseKind.IMPORT, UseKind.REFERENCE):
+        return "name"
+    before = ch.before or ""
+    if k.kind is UseKind.INHERIT or before.startswith("class "):
+        return "class"
+    return "method" if re.match(r"(async )?def \w+\((self|cls)\b", before) else "function"
+
+
+def title(k: CallerImpact, ch: SymbolImpact) -> str:
+    """The annotation's title: what the site is and what happened to it, as a sentence would say it.
+
+    "Broken call to billing.calculate_proration", "Import of removed name billing.old_helper",
+    "Subclass of removed class billing.Plan", "Call to billing.calculate_proration may be broken".
+    """
+    site = _SITE.get(k.kind, "use of")
+    if k.status is not Status.BROKEN:
+        return f"{site.capitalize()} {ch.symbol} may be broken"
+    if ch.change is ChangeKind.SYNTAX_ERROR:
+        return f"{site.capitalize()} {ch.symbol}, which does not parse"
+    gone = _GONE.get(ch.change)
+    if gone:
+        return f"{site.capitalize()} {gone} {_noun(k, ch)} {ch.symbol}"
+    return f"Broken {site} {ch.symbol}"
+
+
 def _annotation(result: CheckResult, k: CallerImpact, ch: SymbolImpact) -> str:
     broken = k.status is Status.BROKEN
     # error exactly for what blocks: an accepted breakage warns, fail_on_unknown makes unknown an error
     error = result.blocks(ch) and (broken or result.fail_on_unknown)
-    title = f"graphguard: {'broken call to' if broken else 'cannot check call to'} {ch.symbol}"
     codes = f": {', '.join(ch.breaking)}" if ch.breaking else ""
     message = f"{k.caller or k.path}: {k.reason}\n{ch.symbol} changed ({ch.change.value}{codes}) at {ch.path}:{ch.line}"
     if ch.after:
         message += f"\nnow: {ch.after}"
-    props = f"file={escape_property(k.path)},line={k.line},endLine={max(k.line, k.end_line)},title={escape_property(title)}"
+    props = f"file={escape_property(k.path)},line={k.line},endLine={max(k.line, k.end_line)},title={escape_property(title(k, ch))}"
     return f"::{'error' if error else 'warning'} {props}::{escape_data(message)}"
 
 
@@ -87,16 +122,16 @@ def render(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
-def step_summary(result: CheckResult, room: int) -> str:
+def step_summary(result: CheckResult, room: int, runner: TestRunner | None = None) -> str:
     """The Markdown to append to a step summary that has `room` bytes left ("" when too little)."""
     if room < MIN_SUMMARY_ROOM:
         return ""
     from graphguard.report.printable import one_line, printable
 
-    return printable(markdown.render(one_line(result), max_bytes=room))
+    return printable(markdown.render(one_line(result), runner=runner, max_bytes=room))
 
 
-def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ) -> str | None:
+def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ, runner: TestRunner | None = None) -> str | None:
     """Append the Markdown report to `$GITHUB_STEP_SUMMARY`; the path written, or None when not set or full."""
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
@@ -108,7 +143,7 @@ def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ
     except OSError as e:
         raise GraphguardError(f"cannot read the step summary file {path}: {e}") from None
     sep = "\n" if size else ""
-    text = step_summary(result, STEP_SUMMARY_LIMIT - 1 - size - len(sep))
+    text = step_summary(result, STEP_SUMMARY_LIMIT - 1 - size - len(sep), runner)
     if not text:
         return None
     try:

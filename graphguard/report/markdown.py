@@ -1,9 +1,10 @@
 """`--format markdown`: a pull-request comment (also the GitHub step summary).
 
     marker + summary line          verdict, broken / unknown counts, changed interfaces
-    <details> per changed symbol   open when it has broken callers: signatures, codes, caller table
-    tests to run                   list + a command to copy
-    mermaid flowchart              changed symbols -> broken / unknown callers, -> tests (capped)
+    <details> per changed symbol   open when it has broken callers: signatures, codes, a table of the
+                                   broken and unknown callers, the callers that still bind collapsed
+    tests to run                   list + a command to copy (when the repository shows its runner)
+    mermaid flowchart              changes with broken or unknown callers -> those callers, -> tests (capped)
     warnings, notes
 
 Callers in a table are ordered broken, unknown, ok, then by (path, line, caller); everything else
@@ -18,6 +19,7 @@ import html
 import re
 from collections.abc import Iterable
 
+from graphguard.report.runner import TestRunner
 from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
@@ -95,7 +97,7 @@ def _summary(result: CheckResult) -> str:
     return f"{head}{tail}; {changed} ({_what(result)})"
 
 
-def _details(result: CheckResult, change: SymbolImpact) -> str:
+def _details(result: CheckResult, change: SymbolImpact, verbose: bool) -> str:
     broken, unknown, ok = (_count(change, s) for s in (Status.BROKEN, Status.UNKNOWN, Status.OK))
     counts = ", ".join(f"{n} {name}" for n, name in ((broken, "broken"), (unknown, "unknown"), (ok, "ok")) if n) or "no callers"
     title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change.value)}: {counts}"
@@ -114,22 +116,49 @@ def _details(result: CheckResult, change: SymbolImpact) -> str:
     if change.public:
         out += ["Public API: callers outside the repository are affected too.", ""]
     callers = _callers_sorted(change)
-    if callers:
-        out += ["| status | location | caller | reason |", "|---|---|---|---|"]
-        for k in callers[:MAX_TABLE_ROWS]:
-            out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_cell(k.reason)} |")
-        rest = callers[MAX_TABLE_ROWS:]
-        if rest:
-            n_broken = sum(1 for k in rest if k.status is Status.BROKEN)
-            more = f"{_plural(len(rest), 'more caller')}" + (f" ({n_broken} broken)" if n_broken else "")
-            out.append(f"| … | | {more} | run `graphguard check` for all |")
-    else:
+    listed = [k for k in callers if verbose or k.status is not Status.OK]
+    if listed:
+        out += _table(listed)
+    bind = [] if verbose else [k for k in callers if k.status is Status.OK]
+    if bind:
+        # Collapsed: in a pull request the callers that still bind are a count, not a page.
+        more = f"{'+ ' if listed else ''}{_plural(len(bind), 'caller still binds', 'callers still bind')}"
+        out += ([] if out[-1] == "" else [""]) + ["<details>", f"<summary>{more}</summary>", ""]
+        by_file: dict[str, list[int]] = {}
+        for k in bind:  # one line per file: a page of callers that need nothing is not worth a page
+            by_file.setdefault(k.path, []).append(k.line)
+        files = sorted(by_file)
+        out += [f"- {_code(f)}: {_lines(by_file[f])}" for f in files[:MAX_TABLE_ROWS]]
+        if len(files) > MAX_TABLE_ROWS:
+            out.append(f"- … {_plural(len(files) - MAX_TABLE_ROWS, 'more file')}: `graphguard check --verbose` lists every caller")
+        out += ["", "</details>"]
+    if not callers:
         out.append("No callers in the repository.")
     out += ["", "</details>"]
     return "\n".join(out)
 
 
-def _tests(changes: Iterable[SymbolImpact]) -> str:
+def _table(callers: list[CallerImpact]) -> list[str]:
+    out = ["| status | location | caller | reason |", "|---|---|---|---|"]
+    for k in callers[:MAX_TABLE_ROWS]:
+        out.append(f"| {_BADGE[k.status]} | {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_cell(k.reason)} |")
+    rest = callers[MAX_TABLE_ROWS:]
+    if rest:
+        n_broken = sum(1 for k in rest if k.status is Status.BROKEN)
+        more = f"{_plural(len(rest), 'more caller')}" + (f" ({n_broken} broken)" if n_broken else "")
+        out.append(f"| … | | {more} | run `graphguard check` for all |")
+    return out
+
+
+def _lines(numbers: list[int], at_most: int = 20) -> str:
+    """`line 4`, `lines 1, 5, 9`, `lines 1, 5, … (+12)`."""
+    unique = sorted(set(numbers))
+    shown = ", ".join(map(str, unique[:at_most])) + (f", … (+{len(unique) - at_most})" if len(unique) > at_most else "")
+    return f"line{'s' * (len(unique) != 1)} {shown}"
+
+
+def _tests(changes: Iterable[SymbolImpact], runner: TestRunner | None) -> str:
+    """The test files, and the command that runs them when the repository shows its runner."""
     paths = sorted({t.path for ch in changes for t in ch.tests})
     if not paths:
         return ""
@@ -137,12 +166,11 @@ def _tests(changes: Iterable[SymbolImpact]) -> str:
     lines = ["**Tests to run**", ""] + [f"- {_code(p)}" for p in shown]
     if len(paths) > len(shown):
         lines.append(f"- … {_plural(len(paths) - len(shown), 'more test file')}")
-    lines += ["", _fence(["python -m pytest " + " ".join(_shell_quote(p) for p in shown)], "sh")]
+    command = runner.command(paths) if runner is not None else None
+    if runner is not None and command:
+        scope = runner.scope(paths)
+        lines += ["", f"With {runner.kind.value} ({_cell(runner.evidence)}{'; ' + scope if scope else ''}):", "", _fence([command], "sh")]
     return "\n".join(lines)
-
-
-def _shell_quote(path: str) -> str:
-    return path if re.fullmatch(r"[\w@%+=:,./-]+", path) else "'" + path.replace("'", "'\"'\"'") + "'"
 
 
 # --- the impact diagram ----------------------------------------------------------------------
@@ -164,7 +192,8 @@ def _diagram(result: CheckResult) -> str:
     def priority(ch: SymbolImpact) -> tuple[int, str, int, str]:
         return (0 if ch.broken else 1 if _count(ch, Status.UNKNOWN) else 2, ch.path, ch.line, ch.symbol)
 
-    relevant = [ch for ch in result.changes if ch.tests or any(k.status is not Status.OK for k in ch.callers)]
+    # A change whose callers all bind has no impact to draw: its tests are listed above.
+    relevant = [ch for ch in result.changes if any(k.status is not Status.OK for k in ch.callers)]
     if not relevant:
         return ""
     chosen = sorted(relevant, key=priority)[:MAX_DIAGRAM_SYMBOLS]
@@ -242,11 +271,11 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def render(result: CheckResult, *, max_bytes: int = COMMENT_LIMIT) -> str:
+def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, max_bytes: int = COMMENT_LIMIT) -> str:
     changes = sorted(result.changes, key=lambda ch: (ch.path, ch.line, ch.symbol))
     head = f"{MARKER}\n{_summary(result)}"
-    details = [_details(result, ch) for ch in changes]
-    optional = [("tests", _tests(changes)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
+    details = [_details(result, ch, verbose) for ch in changes]
+    optional = [("tests", _tests(changes, runner)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
 
     # Leave out the least important sections until the comment fits: ok-only changes, then
     # changes with unknown callers, then broken ones (from the end), then the optional blocks.

@@ -1,13 +1,19 @@
-"""`--format text`: for people. `path:line` locations that editors open; colour only on a TTY."""
+"""`--format text`: for people. `path:line` locations that editors open; colour only on a TTY.
+
+Broken and undecidable callers are listed in full, one per line; the callers that still
+bind are counted (`+ 361 callers still bind`), and listed with `verbose`: a passing
+commit that adds an optional parameter is a few lines, not one per call site.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from graphguard.result import ChangeKind, CheckResult, Status, Verdict
+from graphguard.report.runner import TestRunner, test_paths
+from graphguard.result import ChangeKind, CheckResult, Status, TestHit, Verdict
 
-MAX_LISTED = 10  # indirect tests shown per change; JSON has them all
+MAX_LISTED = 10  # test files shown per line without --verbose; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
 
 
@@ -15,7 +21,34 @@ def _colour_enabled() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-def render(result: CheckResult, colour: bool | None = None) -> str:
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _files(paths: list[str], verbose: bool) -> str:
+    if verbose or len(paths) <= MAX_LISTED:
+        return " ".join(paths)
+    return " ".join(paths[:MAX_LISTED]) + f" (+{len(paths) - MAX_LISTED} more: --verbose lists all)"
+
+
+def _tests(tests: tuple[TestHit, ...], verbose: bool) -> list[str]:
+    direct = [t.path for t in tests if t.direct]
+    through = [t.path for t in tests if not t.direct]
+    return ([f"  tests that use it: {_files(direct, verbose)}"] if direct else []) + (
+        [f"  tests through its callers: {_files(through, verbose)}"] if through else [])
+
+
+def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
+    """The line that runs the tests above, when the repository shows its runner."""
+    paths = test_paths(result)
+    command = runner.command(paths) if runner is not None and paths else None
+    if runner is None or command is None:
+        return []
+    scope = runner.scope(paths)
+    return [f"tests to run ({runner.evidence}{', ' + scope if scope else ''}): {command}", ""]
+
+
+def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, colour: bool | None = None) -> str:
     use = _colour_enabled() if colour is None else colour
 
     def c(name: str, text: str) -> str:
@@ -34,20 +67,18 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
             lines.append(f"    before: {ch.before}")
         if ch.after:
             lines.append(f"    after:  {ch.after}")
-        for k in ch.callers:
+        listed = [k for k in ch.callers if verbose or k.status is not Status.OK]
+        for k in listed:
             tag = {Status.BROKEN: c("red", "broken "), Status.UNKNOWN: c("yellow", "unknown"), Status.OK: c("green", "ok     ")}[k.status]
             lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}")
+        if len(listed) < len(ch.callers):
+            rest = len(ch.callers) - len(listed)
+            lines.append(c("dim", f"  {'+ ' if listed else ''}{_plural(rest, 'caller still binds', 'callers still bind')} (--verbose lists them)"))
         if not ch.callers:
             lines.append(c("dim", "  no callers in the repository"))
-        if ch.tests:
-            direct = [t.path for t in ch.tests if t.direct]
-            through = [t.path for t in ch.tests if not t.direct]
-            if direct:
-                lines.append("  tests that use it: " + " ".join(direct))
-            if through:
-                shown = " ".join(through[:MAX_LISTED]) + (f" (+{len(through) - MAX_LISTED} more: --format json lists all)" if len(through) > MAX_LISTED else "")
-                lines.append(f"  tests through its callers: {shown}")
+        lines += _tests(ch.tests, verbose)
         lines.append("")
+    lines += _command(result, runner)
     for w in result.warnings:
         lines.append(c("yellow", f"warning: {w.path}: {w.message}"))
     for note in result.notes:
