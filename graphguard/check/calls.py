@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, NamedTuple
 
-from graphguard import git
 from graphguard.check.interface import Interface
 from graphguard.check.overlay import Overlay
 from graphguard.check.uses import on_class
@@ -50,14 +49,13 @@ def find(overlay: Overlay, config: Config, interface: Interface) -> list[SymbolI
     for c in calls:
         assert c.site.target is not None
         by_target[c.site.target].append(c)
-    sigs = _Signatures(overlay)
     out = []
     for target, sites in sorted(by_target.items()):
-        found = sigs.of(target, sites[0].site.target_path)
-        if found is None:
+        path = sites[0].site.target_path
+        if path is None:
             continue
-        path, sig = found
-        if not _plain(sig):
+        sig = overlay.new_signature(path, target)
+        if sig is None or not _plain(sig):
             continue
         callers = sorted((_bind(overlay, target, sig, c) for c in sites), key=lambda k: (k.status is not Status.BROKEN, k.path, k.line))
         if any(k.status is Status.BROKEN for k in callers):
@@ -87,18 +85,15 @@ def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
         if new is None or not new.parsed or not new.calls or config.is_generated(path) or path not in overlay.new_map.primary:
             continue
         old = overlay.old_facts(path) if path in overlay.sides.old.data else None
-        if old is None or not _same_calls(old, new):
+        if old is None or not _same_calls(overlay, path, old, new):
             out.append(path)
     return out
 
 
-def _same_calls(old: FileFacts, new: FileFacts) -> bool:
-    """Every call of `new` is written, with its shape, in `old`, and names are bound as before:
-    then every call reaches the target it reached, with the arguments it had."""
-    written = {(c.callee, c.scope, c.shape) for c in old.calls}
-    if any((c.callee, c.scope, c.shape) not in written for c in new.calls):
-        return False
-    return _names(old) == _names(new)
+def _same_calls(overlay: Overlay, path: str, old: FileFacts, new: FileFacts) -> bool:
+    """No call of `new` was written in this change (impact.written_calls), and names are bound as
+    before: then every call reaches the target it reached, with the arguments it had."""
+    return not overlay.written.get(path) and _names(old) == _names(new)
 
 
 def _names(facts: FileFacts) -> object:
@@ -126,36 +121,6 @@ def _old_calls(overlay: Overlay, path: str) -> set[tuple[str | None, CallShape]]
             " WHERE f.path = ? AND s.kind = 'call'", (path,))
         return {(target, CallShape.from_row(*shape)) for target, *shape in rows}
     return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind == "call"}
-
-
-class _Signatures:
-    """libcst signatures of the files that define targets, each file read once."""
-
-    def __init__(self, overlay: Overlay) -> None:
-        self.overlay = overlay
-        self.files: dict[str, signature.ModuleSignatures | None] = {}
-
-    def of(self, target: str, path: str | None) -> tuple[str, signature.Signature] | None:
-        module = self.overlay.new_map.primary.get(path or "")
-        if path is None or module is None or not target.startswith(module + "."):
-            return None
-        sigs = self.files[path] if path in self.files else self.files.setdefault(path, self._extract(path))
-        sig = sigs.defs.get(target[len(module) + 1:]) if sigs is not None else None
-        return (path, sig) if sig is not None else None
-
-    def _extract(self, path: str) -> signature.ModuleSignatures | None:
-        from graphguard import signature
-
-        data = self.overlay.sides.new.data.get(path)
-        if data is None:
-            sha = self.overlay.new_entries.get(path)
-            if sha is None:
-                return None
-            data = next((d for _, d in git.read_blobs(self.overlay.root, [sha])), None)
-        try:
-            return signature.extract(data) if data is not None else None
-        except signature.SignatureParseError:
-            return None  # its own check warns about a file that does not parse
 
 
 def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall) -> CallerImpact:
