@@ -40,6 +40,8 @@ class Scenario:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+_BY_LAST_NAME = "--base with the graph at the new commit (and cold): candidate files are searched by the last name only"
+
 SCENARIOS = [
     Scenario(
         "shop: a call through a package re-export under another name",
@@ -51,7 +53,7 @@ SCENARIOS = [
         },
         {"shop/pricing.py": "def total(items, *, tax_rate):\n    return sum(items) * (1 + tax_rate)\n"},
         frozenset({("shop/cart.py", 5), ("tests/test_pricing.py", 5)}),
-        known_miss="--base with the graph at the new commit and cold: candidates are searched by the last name only",
+        known_miss=_BY_LAST_NAME,
     ),
     Scenario(
         "an aliased import",
@@ -125,7 +127,7 @@ SCENARIOS = [
         },
         {"pkg/core.py": "def work(a, b):\n    return a\n"},
         frozenset({("app.py", 6)}),
-        known_miss="--base with the graph at the new commit and cold: candidates are searched by the last name only",
+        known_miss=_BY_LAST_NAME,
     ),
     Scenario(
         "a caller in a file added by the same change",
@@ -145,6 +147,7 @@ SCENARIOS = [
         },
         {"pkg/core.py": "def work(a, b):\n    return a\n"},
         frozenset({("app.py", 5)}),
+        known_miss=_BY_LAST_NAME,
     ),
     Scenario(
         "a star import",
@@ -186,6 +189,28 @@ SCENARIOS = [
         },
         {"pkg/base.py": "class Base:\n    def __init__(self, a, b):\n        self.a = a\n"},
         frozenset({("app.py", 5)}),
+        known_miss=_BY_LAST_NAME,
+    ),
+    Scenario(
+        "a removed method called on an untyped receiver",
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "class Engine:\n    def ignite_now(self, a):\n        return a\n\n    def stop(self):\n        return 0\n",
+            "app.py": "def go(engine):\n    return engine.ignite_now(1)\n",
+        },
+        {"pkg/base.py": "class Engine:\n    def stop(self):\n        return 0\n"},
+        frozenset(),
+        known_miss="--base with the graph at the new commit: by-name uses are looked up in a graph where the method is gone",
+    ),
+    Scenario(
+        "a renamed method called through self",
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "class Base:\n    def m(self, a):\n        return a\n",
+            "pkg/sub.py": "from pkg.base import Base\n\n\nclass Sub(Base):\n    def go(self):\n        return self.m(1)\n",
+        },
+        {"pkg/base.py": "class Base:\n    def n(self, a):\n        return a\n"},
+        frozenset({("pkg/sub.py", 6)}),
     ),
 ]
 
