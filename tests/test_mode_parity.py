@@ -7,8 +7,8 @@ branch `feature`. The change is checked the way each user meets it:
 - staged: staged, not committed (`check --staged`, the pre-commit hook);
 - base, graph at old: committed without hooks, the base checked out, so the stored
   graph describes the old side (`check --base main --head feature`);
-- base, graph at new: the feature checked out, the graph brought to it
-  (`check --base main --head feature`);
+- base, graph at new: the feature checked out and indexed, as the post-checkout hook
+  leaves it (`check --base main --head feature`);
 - cold: a fresh `git clone` with no graph at all (`check --base HEAD~1 --head HEAD`), as in CI.
 
 Every mode must report the same (symbol, path, line, status) for each caller, and the
@@ -239,7 +239,8 @@ def run_every_mode(root: Path, scenario: Scenario, graphguard: Callable[..., Res
     repo.git("commit", "-q", "--no-verify", "-m", "change")
     repo.git("checkout", "-q", "main")  # the graph describes main: the old side
     out["base, graph at old"] = check(repo, "--base", "main", "--head", "feature")
-    repo.git("checkout", "-q", "feature")  # the check brings the graph to feature: the new side
+    repo.git("checkout", "-q", "feature")
+    assert graphguard(repo, "index").code == 0  # the graph describes feature: the new side
     out["base, graph at new"] = check(repo, "--base", "main", "--head", "feature")
     clone = GitRepo(root / "clone")
     subprocess.run(["git", "clone", "-q", str(repo.root), str(clone.root)], check=True, capture_output=True)
