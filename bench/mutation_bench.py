@@ -92,7 +92,9 @@ CACHE = os.path.join(HERE, ".cache")
 GG = [sys.executable, "-m", "graphguard"]
 PYRIGHT_VERSION = "1.1.414"
 # Runtime dependencies of the projects, so that pyright sees their types too.
-ORACLE_DEPS = ["markupsafe==3.0.4", "asgiref==3.13.0", "sqlparse==0.6.1"]
+ORACLE_DEPS = ["markupsafe==3.0.4", "asgiref==3.13.0", "sqlparse==0.6.1",
+               "django==5.2.8"]  # netbox's framework: without it a class based on TestCase or Model has an unknown base,
+#                                  and pyright and ty accept any attribute of it (netbox's other dependencies are left out)
 ORACLE_RULES = {"reportCallIssue", "reportAttributeAccessIssue", "reportUndefinedVariable"}
 GIT_ID = ["-c", "user.email=bench@example.invalid", "-c", "user.name=bench"]
 
@@ -218,12 +220,14 @@ def ensure_tools() -> tuple[str, str, str]:
         run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", node, f"pyright@{PYRIGHT_VERSION}"])
     env = os.path.join(CACHE, "oracle-env")
     python = os.path.join(env, "bin", "python")
-    if not os.path.exists(os.path.join(env, ".ready")):
+    ready = os.path.join(env, ".ready")
+    if not os.path.exists(ready) or open(ready).read() != json.dumps(ORACLE_DEPS):
         log("making the oracle's Python environment (runtime dependencies of the projects) ...")
         shutil.rmtree(env, ignore_errors=True)
         run([sys.executable, "-m", "venv", env])
         run([python, "-m", "pip", "install", "-q", *ORACLE_DEPS])
-        open(os.path.join(env, ".ready"), "w").close()
+        with open(ready, "w") as f:
+            f.write(json.dumps(ORACLE_DEPS))
     ty_env = os.path.join(CACHE, "ty-env")
     ty = os.path.join(ty_env, "bin", "ty")
     if not os.path.exists(ty) or TY_VERSION not in run([ty, "--version"], check=False).stdout:
