@@ -1,9 +1,10 @@
 """Quality of `graphguard check` on real code, against pyright as an independent oracle.
 
-    python bench/mutation_bench.py [--projects attrs,jinja2,django] [--mutations N] [--seed S]
+    python bench/mutation_bench.py [--projects attrs,jinja2,django,netbox] [--mutations N] [--seed S] [--modes ...]
 
-For each project (an sdist from PyPI, unpacked into bench/.cache and made a git
-repository of one commit) the script:
+For each project (an sdist from PyPI, or netbox from its public history at a release
+tag, cloned from the mirror; unpacked into bench/.cache and made a git repository of
+one commit) the script:
 
 1. indexes it with graphguard and runs pyright once on the whole project: the
    baseline diagnostics (cached in bench/.cache, keyed by the tree, pyright's
@@ -16,11 +17,30 @@ repository of one commit) the script:
    edits of the definition that keep every line where it was (the parameter list
    is rewritten inside its parentheses and padded with the newlines it had; a
    removed definition leaves blank lines);
-4. per mutation: stages it, runs `graphguard check --staged --format json`, runs
-   pyright on the mutated file plus every file that mentions the changed name as
-   a word (a grep superset, so the oracle does not depend on graphguard's graph),
-   keeps pyright's NEW call-related diagnostics, compares them with graphguard's
-   call sites by (path, line range), and restores the file.
+4. per mutation: runs graphguard in every mode a user meets (MODES): `check
+   --worktree` (written, not staged), `check --staged` (the hook), then, once the
+   mutation is committed without hooks, `check --base` with the graph at the old
+   commit (the base checked out), with the graph at the new commit (the mutation
+   checked out), and in a cold `git clone` with no graph (CI); runs pyright and
+   `ty check` on the mutated file plus every file that mentions the changed name
+   as a word (a grep superset, so the oracle does not depend on graphguard's
+   graph), keeps their NEW call-related diagnostics, compares them with
+   graphguard's call sites by (path, line range), and drops the commit.
+
+One table per mode. Each row also scores `ty check` (Astral's ty, installed into a
+venv under bench/.cache, never a dependency of graphguard) run the way a user would
+put it in a hook: its errors after the mutation minus a baseline of the errors on
+the whole project before it (a multiset diff by file, line, rule and message).
+A new ty error with a call-related rule (TY_RULES: arity, missing or unknown
+keyword, unresolved attribute, import or name) is one broken site; ty's sites are
+deduplicated by (path, line) and matched with the oracle as graphguard's are: a ty
+site and an oracle diagnostic match when they are in the same file and one's
+line lies in the other's line range (ty reports the call or the argument; pyright
+may report another line of a multi-line call). ty's precision counts its sites
+that the oracle confirms (the same confirmations as graphguard's: a pyright
+diagnostic there, a flagged annotation, a flagged import after a removal or a
+rename); ty sites inside the mutated definition that are uses of a removed
+parameter are dropped, as pyright's are.
 
 Oracle: diagnostics present after the mutation and not before (a multiset diff by
 file, line, rule and message) with rule reportCallIssue (arity, missing or unknown
@@ -72,7 +92,9 @@ CACHE = os.path.join(HERE, ".cache")
 GG = [sys.executable, "-m", "graphguard"]
 PYRIGHT_VERSION = "1.1.414"
 # Runtime dependencies of the projects, so that pyright sees their types too.
-ORACLE_DEPS = ["markupsafe==3.0.4", "asgiref==3.13.0", "sqlparse==0.6.1"]
+ORACLE_DEPS = ["markupsafe==3.0.4", "asgiref==3.13.0", "sqlparse==0.6.1",
+               "django==5.2.8"]  # netbox's framework: without it a class based on TestCase or Model has an unknown base,
+#                                  and pyright and ty accept any attribute of it (netbox's other dependencies are left out)
 ORACLE_RULES = {"reportCallIssue", "reportAttributeAccessIssue", "reportUndefinedVariable"}
 GIT_ID = ["-c", "user.email=bench@example.invalid", "-c", "user.name=bench"]
 
@@ -84,13 +106,22 @@ class Project:
     extra_paths: tuple[str, ...]  # import roots for pyright (src layout, Django's tests/)
     drop_stubs: bool = False  # .pyi beside the .py: pyright would check callers against the stubs
     max_files: int = 400  # skip symbols whose name is mentioned in more files (bounds a pyright run)
+    git_tag: str = ""  # a release of the project's public history (the mirror below) instead of an sdist
 
 
 PROJECTS = {
     "attrs": Project("attrs==26.1.0", ("src", "tests"), ("src",), drop_stubs=True),
     "jinja2": Project("jinja2==3.1.6", ("src", "tests"), ("src",)),
     "django": Project("django==5.2.8", ("django", "tests"), ("tests",), max_files=40),
+    "netbox": Project("netbox", ("netbox",), ("netbox",), max_files=40, git_tag="v4.4.9"),
 }
+MIRRORS = {"netbox": "/work/.mirror/netbox-community+netbox/repo"}  # bare mirrors of public repositories
+TY_VERSION = "0.0.104"
+# ty rules that are a call that no longer binds or a name that is gone (not: invalid-argument-type, as for pyright).
+TY_RULES = {"missing-argument", "unknown-argument", "too-many-positional-arguments", "parameter-already-assigned",
+            "positional-only-parameter-as-kwarg", "unresolved-attribute", "possibly-missing-attribute", "unresolved-import",
+            "import-not-found", "unresolved-reference", "call-non-callable", "no-matching-overload", "possibly-unresolved-reference"}
+MODES = ["worktree", "staged", "base:graph-old", "base:graph-new", "cold-clone"]
 
 BREAKING = ["remove", "rename", "add-required", "remove-param", "rename-kw-param", "keyword-only", "remove-default"]
 CONTROLS = ["add-optional", "body-edit"]
@@ -113,8 +144,14 @@ def run(args: list[str], cwd: str | None = None, check: bool = True, timeout: fl
 
 def fetch(name: str, project: Project) -> str:
     """A fresh git repository (one commit) of the project's sdist, with a pyright configuration."""
-    pkg, version = project.spec.split("==")
-    src = os.path.join(CACHE, f"{pkg}-{version}")
+    if project.git_tag:
+        pkg, version = name, project.git_tag
+        src = os.path.join(CACHE, f"{pkg}-{version}")
+        if not os.path.isdir(src):
+            export_python(MIRRORS[name], version, src)
+    else:
+        pkg, version = project.spec.split("==")
+        src = os.path.join(CACHE, f"{pkg}-{version}")
     if not os.path.isdir(src):
         os.makedirs(CACHE, exist_ok=True)
         run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", project.spec, "-d", CACHE])
@@ -140,13 +177,41 @@ def fetch(name: str, project: Project) -> str:
     return repo
 
 
+def export_python(git_dir: str, rev: str, dest: str) -> None:
+    """The Python files of `rev` in a (bare, possibly partial) mirror, written under `dest`.
+
+    Only .py files: the mirror may lack its largest blobs (netbox's contrib/openapi.json and
+    the 20 MB data module extras/data/un_locode.py); a missing one is left out and said.
+    """
+    tree = run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", rev]).stdout.split("\0")
+    wanted = [(e.split("\t", 1)[0].split()[2], e.split("\t", 1)[1]) for e in tree if e.endswith(".py") and " blob " in e]
+    proc = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "--batch"], input="".join(f"{sha}\n" for sha, _ in wanted).encode(),
+                          capture_output=True, check=True)
+    out, at, missing = proc.stdout, 0, []
+    for sha, path in wanted:
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split()
+        if header[-1] == b"missing":
+            missing.append(path)
+            at = header_end + 1
+            continue
+        size = int(header[2])
+        target = os.path.join(dest, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(out[header_end + 1:header_end + 1 + size])
+        at = header_end + 1 + size + 1
+    if missing:
+        log(f"{os.path.basename(dest)}: {len(missing)} file(s) missing from the mirror, left out: {', '.join(missing)}")
+
+
 def pyright_config(project: Project) -> dict[str, object]:
     return {"include": list(project.include), "extraPaths": list(project.extra_paths),
             "typeCheckingMode": "standard", "pythonVersion": "3.11", "reportMissingModuleSource": False}
 
 
-def ensure_tools() -> tuple[str, str]:
-    """(pyright executable, python of the oracle's environment), installed into bench/.cache once."""
+def ensure_tools() -> tuple[str, str, str]:
+    """(pyright executable, python of the oracle's environment, ty executable), installed into bench/.cache once."""
     node = os.path.join(CACHE, "node")
     pyright = os.path.join(node, "node_modules", ".bin", "pyright")
     if not os.path.exists(pyright):
@@ -155,13 +220,21 @@ def ensure_tools() -> tuple[str, str]:
         run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", node, f"pyright@{PYRIGHT_VERSION}"])
     env = os.path.join(CACHE, "oracle-env")
     python = os.path.join(env, "bin", "python")
-    if not os.path.exists(os.path.join(env, ".ready")):
+    ready = os.path.join(env, ".ready")
+    if not os.path.exists(ready) or open(ready).read() != json.dumps(ORACLE_DEPS):
         log("making the oracle's Python environment (runtime dependencies of the projects) ...")
         shutil.rmtree(env, ignore_errors=True)
         run([sys.executable, "-m", "venv", env])
         run([python, "-m", "pip", "install", "-q", *ORACLE_DEPS])
-        open(os.path.join(env, ".ready"), "w").close()
-    return pyright, python
+        with open(ready, "w") as f:
+            f.write(json.dumps(ORACLE_DEPS))
+    ty_env = os.path.join(CACHE, "ty-env")
+    ty = os.path.join(ty_env, "bin", "ty")
+    if not os.path.exists(ty) or TY_VERSION not in run([ty, "--version"], check=False).stdout:
+        log(f"installing ty {TY_VERSION} (PyPI) into {ty_env} ...")
+        run([sys.executable, "-m", "venv", ty_env])
+        run([os.path.join(ty_env, "bin", "python"), "-m", "pip", "install", "-q", f"ty=={TY_VERSION}"])
+    return pyright, python, ty
 
 
 # --- pyright ---------------------------------------------------------------------------------
@@ -227,6 +300,70 @@ def baseline(pyright: Pyright, project: Project, name: str) -> tuple[dict[str, c
     for d in diags:
         per_file[d.path][d.key()] += 1
     return per_file, elapsed, cached
+
+
+class Ty:
+    """`ty check` on the project, as a user's hook would run it (gitlab JSON output, errors only)."""
+
+    def __init__(self, exe: str, python: str, repo: str, project: Project) -> None:
+        self.exe, self.python, self.repo, self.project = exe, python, repo, project
+
+    def run(self, files: list[str] | None = None) -> tuple[list[Diag], float]:
+        args = [self.exe, "check", "--output-format", "gitlab", "--exit-zero", "--no-progress", "--python", self.python,
+                "--python-version", "3.11"]
+        for extra in self.project.extra_paths:
+            args += ["--extra-search-path", extra]
+        t = time.perf_counter()
+        proc = run([*args, *(files or self.project.include)], cwd=self.repo, check=False, timeout=1800)
+        elapsed = time.perf_counter() - t
+        try:
+            data = json.loads(proc.stdout or "[]")
+        except json.JSONDecodeError:
+            raise SystemExit(f"ty failed ({proc.returncode}): {proc.stdout[-1000:]} {proc.stderr[-1000:]}") from None
+        out = []
+        for d in data:
+            if d.get("severity") not in ("major", "critical", "blocker"):
+                continue  # warnings and infos: not what a hook blocks on
+            pos = d["location"]["positions"]
+            message = d["description"].split(": ", 1)[-1]
+            out.append(Diag(os.path.normpath(d["location"]["path"]), pos["begin"]["line"], pos["begin"]["column"],
+                            pos["end"]["line"], d["check_name"], message))
+        return out, elapsed
+
+
+def ty_baseline(ty: Ty, name: str) -> dict[str, collections.Counter[tuple[str, int, str, str]]]:
+    """Per-file multisets of ty's errors at HEAD (cached like pyright's baseline)."""
+    tree = run(["git", "rev-parse", "HEAD^{tree}"], cwd=ty.repo).stdout.strip()
+    key = hashlib.sha256(json.dumps([tree, TY_VERSION, ty.project.include, ty.project.extra_paths, ORACLE_DEPS]).encode()).hexdigest()[:16]
+    path = os.path.join(CACHE, f"ty-baseline-{name}-{key}.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            diags = [Diag(*d) for d in json.load(f)]
+    else:
+        log(f"{name}: ty on the whole project (its baseline) ...")
+        diags, _ = ty.run()
+        with open(path, "w") as f:
+            json.dump([list(d.__dict__.values()) for d in diags], f)
+    per_file: dict[str, collections.Counter[tuple[str, int, str, str]]] = collections.defaultdict(collections.Counter)
+    for d in diags:
+        per_file[d.path][d.key()] += 1
+    return per_file
+
+
+def new_only(after: list[Diag], base: dict[str, collections.Counter[tuple[str, int, str, str]]]) -> list[Diag]:
+    """Diagnostics of `after` that the baseline does not hold (a multiset difference per file)."""
+    by_file: dict[str, list[Diag]] = collections.defaultdict(list)
+    for d in after:
+        by_file[d.path].append(d)
+    new = []
+    for path, diags in by_file.items():
+        before = collections.Counter(base.get(path, {}))
+        for d in diags:
+            if before[d.key()] > 0:
+                before[d.key()] -= 1
+            else:
+                new.append(d)
+    return new
 
 
 # --- the project's symbols -------------------------------------------------------------------
@@ -537,10 +674,10 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def gg_check(repo: str) -> tuple[dict, float, float]:
-    """The report, the wall time and the CPU time of one `graphguard check --staged` process."""
+def gg_check(repo: str, *flags: str) -> tuple[dict, float, float]:
+    """The report, the wall time and the CPU time of one `graphguard check FLAGS` process."""
     cpu, t = _children_cpu(), time.perf_counter()
-    proc = run([*GG, "check", "--staged", "--format", "json"], cwd=repo, check=False)
+    proc = run([*GG, "check", *flags, "--format", "json"], cwd=repo, check=False)
     elapsed, cpu = time.perf_counter() - t, _children_cpu() - cpu
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"graphguard check failed ({proc.returncode}): {proc.stderr[-1500:]}")
@@ -586,6 +723,12 @@ class Outcome:
     gg_only_elsewhere: list[Site] = field(default_factory=list)  # pyright resolves it to another one of that name
     oracle_only: list[tuple[Diag, str]] = field(default_factory=list)  # (diagnostic, graphguard's status there)
     oracle_unknown: int = 0
+    mode: str = "staged"
+    ty: list[Diag] = field(default_factory=list)  # ty's new call-related errors, one per (path, line)
+    ty_s: float = 0.0
+    ty_recalled: int = 0
+    ty_both: int = 0
+    ty_only: list[Diag] = field(default_factory=list)  # ty sites the oracle does not confirm
 
 
 def annotation_lines(tree: ast.Module) -> list[tuple[int, int, int, int]]:
@@ -610,8 +753,11 @@ def in_annotation(d: Diag, spans: list[tuple[int, int, int, int]]) -> bool:
 
 class Bench:
     def __init__(self, name: str, project: Project, repo: str, pyright: Pyright,
-                 base: dict[str, collections.Counter[tuple[str, int, str, str]]]) -> None:
+                 base: dict[str, collections.Counter[tuple[str, int, str, str]]], ty: Ty,
+                 ty_base: dict[str, collections.Counter[tuple[str, int, str, str]]], modes: list[str]) -> None:
         self.name, self.project, self.repo, self.pyright, self.base = name, project, repo, pyright, base
+        self.ty, self.ty_base, self.modes = ty, ty_base, modes
+        self.probes: dict[tuple[tuple[str, ...], tuple[tuple[str, int], ...]], list[Diag]] = {}  # the same probe for every mode
         self.files = [p for p in run(["git", "ls-files", "*.py"], cwd=repo).stdout.split()
                       if p.split("/", 1)[0] in project.include]
         self.by_name: dict[str, list[Symbol]] = {}  # filled once the symbols are listed
@@ -631,18 +777,7 @@ class Bench:
 
     def new_diagnostics(self, files: list[str]) -> tuple[list[Diag], float]:
         after, elapsed = self.pyright.run(files)
-        by_file: dict[str, list[Diag]] = collections.defaultdict(list)
-        for d in after:
-            by_file[d.path].append(d)
-        new = []
-        for path, diags in by_file.items():
-            before = collections.Counter(self.base.get(path, {}))
-            for d in diags:
-                if before[d.key()] > 0:
-                    before[d.key()] -= 1
-                else:
-                    new.append(d)
-        return new, elapsed
+        return new_only(after, self.base), elapsed
 
     def affected(self, m: Mutation) -> list[str]:
         files = {m.symbol.path}
@@ -660,6 +795,12 @@ class Bench:
 
     def probe(self, group: list[Symbol], sites: list[Site]) -> list[Diag]:
         """New oracle diagnostics at `sites` when every symbol of `group` gets a required keyword-only parameter."""
+        key = (tuple(sorted(t.full for t in group)), tuple(sorted({(s.path, s.line) for s in sites})))
+        if key not in self.probes:
+            self.probes[key] = self._probe(group, sites)
+        return self.probes[key]
+
+    def _probe(self, group: list[Symbol], sites: list[Site]) -> list[Diag]:
         texts: dict[str, str] = {}
         for sym in sorted(group, key=lambda t: -t.node.lineno):  # bottom up: earlier offsets stay valid
             src = Source(texts.get(sym.path, self.texts[sym.path]))
@@ -684,37 +825,88 @@ class Bench:
             run(["git", "checkout", "-q", "HEAD", "--", *texts], cwd=self.repo)
         return [d for d in new if d.rule in ORACLE_RULES]
 
-    def measure(self, m: Mutation) -> Outcome:
-        path = m.symbol.path
+    def gg_modes(self, m: Mutation) -> tuple[dict[str, tuple[dict, float, float]], list[Diag], float, list[Diag], float]:
+        """graphguard's report in each mode, and the oracle's and ty's new diagnostics, the mutation in place."""
+        repo, path = self.repo, m.symbol.path
         files = self.affected(m)
-        self.apply(m)
+        reports: dict[str, tuple[dict, float, float]] = {}
+        with open(os.path.join(repo, path), "w", encoding="utf-8") as f:
+            f.write(m.new_text)
         try:
-            report, check_s, check_cpu = gg_check(self.repo)
+            if "worktree" in self.modes:
+                reports["worktree"] = gg_check(repo, "--worktree")
+            run(["git", "add", path], cwd=repo)
+            if "staged" in self.modes:
+                reports["staged"] = gg_check(repo, "--staged")
             new, pyright_s = self.new_diagnostics(files)
+            after, ty_s = self.ty.run(files)
+            ty_new = new_only(after, self.ty_base)
+            committed = [md for md in self.modes if md.startswith(("base", "cold"))]
+            if committed:
+                run(["git", *GIT_ID, "commit", "-q", "--no-verify", "-m", f"mutation: {m.kind} {m.symbol.full}"], cwd=repo)
+                try:
+                    if "base:graph-old" in self.modes:  # the base checked out: the graph describes the old side
+                        run(["git", "checkout", "-q", "--detach", "HEAD~1"], cwd=repo)
+                        reports["base:graph-old"] = gg_check(repo, "--base", "HEAD", "--head", "main")
+                        run(["git", "checkout", "-q", "main"], cwd=repo)
+                    if "base:graph-new" in self.modes:  # the mutation checked out and indexed, as post-checkout leaves it
+                        run([*GG, "index"], cwd=repo)
+                        reports["base:graph-new"] = gg_check(repo, "--base", "HEAD~1", "--head", "HEAD")
+                    if "cold-clone" in self.modes:  # CI: a fresh clone, no graph
+                        clone = os.path.join(CACHE, f"cold-{self.name}")
+                        shutil.rmtree(clone, ignore_errors=True)
+                        run(["git", "clone", "-q", repo, clone])
+                        try:
+                            reports["cold-clone"] = gg_check(clone, "--base", "HEAD~1", "--head", "HEAD")
+                        finally:
+                            shutil.rmtree(clone, ignore_errors=True)
+                finally:
+                    run(["git", "checkout", "-q", "-f", "main"], cwd=repo)
+                    run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo)
         finally:
             self.restore(path)
+        return reports, new, pyright_s, ty_new, ty_s
+
+    def measure(self, m: Mutation) -> list[Outcome]:
+        """One outcome per mode: the same oracle and ty sites, graphguard's report in that mode."""
+        path = m.symbol.path
+        files = self.affected(m)
+        reports, new, pyright_s, ty_new, ty_s = self.gg_modes(m)
         oracle, annotations = [], []
         trees: dict[str, list[tuple[int, int, int, int]]] = {}
-        for d in new:
-            if d.rule not in ORACLE_RULES:
-                continue
-            if d.path == path and m.span[0] <= d.line <= m.span[1] and d.rule == "reportUndefinedVariable" \
-                    and any(f'"{g}" is not defined' in d.message for g in m.gone_params):
-                continue
+
+        def annotation(d: Diag) -> bool:
             if d.path not in trees:
                 text = m.new_text if d.path == path else self.texts.get(d.path, "")
                 try:
                     trees[d.path] = annotation_lines(ast.parse(text))
                 except SyntaxError:
                     trees[d.path] = []
-            (annotations if in_annotation(d, trees[d.path]) else oracle).append(d)
+            return in_annotation(d, trees[d.path])
+
+        def gone_param(d: Diag) -> bool:
+            """A use, in the mutated body, of a parameter the mutation removed or renamed: no call site."""
+            return (d.path == path and m.span[0] <= d.line <= m.span[1] and d.rule in ("reportUndefinedVariable", "unresolved-reference")
+                    and any(f'"{g}" is not defined' in d.message or f"`{g}`" in d.message for g in m.gone_params))
+
+        for d in new:
+            if d.rule not in ORACLE_RULES or gone_param(d):
+                continue
+            (annotations if annotation(d) else oracle).append(d)
+        ty_sites = sorted({(d.path, d.line): d for d in ty_new if d.rule in TY_RULES and not gone_param(d) and not annotation(d)}.values(),
+                          key=lambda d: (d.path, d.line))
         # Only what pyright checks can be compared (attrs' bench/ and typing-examples/ are outside).
         scope = set(self.files)
-        sites = [s for s in sites_of(report) if s.path in scope]
-        o = Outcome(self.name, m, check_s * 1000, report.get("stats", {}).get("elapsed_ms", 0), check_cpu * 1000,
-                    pyright_s, len(files), report.get("verdict", "?"), sites, oracle, annotations)
-        self.compare(o)
-        return o
+        out = []
+        for mode in self.modes:
+            report, check_s, check_cpu = reports[mode]
+            sites = [s for s in sites_of(report) if s.path in scope]
+            o = Outcome(self.name, m, check_s * 1000, report.get("stats", {}).get("elapsed_ms", 0), check_cpu * 1000,
+                        pyright_s, len(files), report.get("verdict", "?"), sites, list(oracle), list(annotations), mode=mode,
+                        ty=[d for d in ty_sites if d.path in scope], ty_s=ty_s)
+            self.compare(o)
+            out.append(o)
+        return out
 
     def compare(self, o: Outcome) -> None:
         def covers(s: Site, d: Diag) -> bool:
@@ -739,6 +931,17 @@ class Bench:
 
         def via_import(s: Site) -> bool:
             return s.path in import_hit or any(pkg in self.words and s.path in self.words[pkg] for pkg in packages)
+
+        def meets(t: Diag, d: Diag) -> bool:
+            return t.path == d.path and (t.line <= d.line <= t.end_line or d.line <= t.line <= d.end_line)
+
+        o.ty_recalled = sum(any(meets(t, d) for t in o.ty) for d in points)
+        for t in o.ty:
+            if (any(meets(t, d) for d in points) or any(meets(t, d) for d in o.annotations)
+                    or o.mutation.kind in ("remove", "rename") and (t.path in import_hit or any(pkg in self.words and t.path in self.words[pkg] for pkg in packages))):
+                o.ty_both += 1
+            else:
+                o.ty_only.append(t)
 
         gg_only = []
         for s in broken:
@@ -831,11 +1034,12 @@ def select(bench: Bench, symbols: list[Symbol], trees: dict[str, ast.Module], n:
 
 
 def pct(a: int, b: int) -> str:
-    return f"{100 * a / b:.0f}%" if b else "-"
+    return f"{100 * a / b:.1f}%" if b else "-"
 
 
 def table(outcomes: list[Outcome]) -> str:
     head = ("| project | mutation | n | pyright sites | gg broken | both | recall | precision | precision (pyright sees) "
+            "| ty sites | ty recall | ty precision "
             "| gg-only, pyright blind | gg-only, pyright sees: this def / another | pyright-only: gg unknown / ok / not found | gg unknown | blocked |")
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     groups: dict[tuple[str, str], list[Outcome]] = collections.defaultdict(list)
@@ -858,10 +1062,14 @@ def table(outcomes: list[Outcome]) -> str:
         only = collections.Counter(st for o in g for _, st in o.oracle_only)
         unknown = sum(sum(s.status == "unknown" for s in o.gg) for o in g)
         blocked = sum(o.verdict == "block" for o in g)
+        ty_sites = sum(len(o.ty) for o in g)
+        ty_recalled = sum(o.ty_recalled for o in g)
+        ty_both = sum(o.ty_both for o in g)
         bold = "**" if k.startswith("all") else ""
         control = k in CONTROLS or k == "all controls"
         rows.append(f"| {p} | {bold}{k}{bold} | {len(g)} | {oracle} | {broken} | {both} | {pct(recalled, oracle)} | "
-                    f"{pct(both, broken)} | {pct(both, both + seen + elsewhere)} | {blind} | {seen} / {elsewhere} | "
+                    f"{pct(both, broken)} | {pct(both, both + seen + elsewhere)} | "
+                    f"{ty_sites} | {pct(ty_recalled, oracle)} | {pct(ty_both, ty_sites)} | {blind} | {seen} / {elsewhere} | "
                     f"{only['unknown']} / {only['ok']} / {only['not found']} | {unknown} | "
                     f"{f'{blocked} of {len(g)}' if control else blocked} |")
     return "\n".join(rows)
@@ -895,6 +1103,9 @@ def disagreements(benches: dict[str, Bench], outcomes: list[Outcome], per_kind: 
             for s in o.gg:
                 if s.status == "broken":
                     cats["control blocked"].append(f"{what}\n    {s.path}:{s.line}: {s.reason}")
+        for t in o.ty_only:
+            cats["ty flags, the oracle does not confirm"].append(
+                f"{what}\n    {t.path}:{t.line}: `{line_text(b, t.path, t.line)}`\n    ty {t.rule}: {t.message.splitlines()[0]}")
         for d in o.annotations:
             cats["pyright flags an annotation (not counted)"].append(
                 f"{what}\n    {d.path}:{d.line}: `{line_text(b, d.path, d.line)}`")
@@ -907,17 +1118,35 @@ def disagreements(benches: dict[str, Bench], outcomes: list[Outcome], per_kind: 
     return "\n".join(out)
 
 
+def mode_differences(outcomes: list[Outcome], reference: str = "staged") -> str:
+    """Per mutation, the sites whose status in a mode differs from the reference mode's (a site absent there: "-")."""
+    by_mutation: dict[tuple[str, str, str], dict[str, dict[tuple[str, int], str]]] = collections.defaultdict(dict)
+    for o in outcomes:
+        by_mutation[(o.project, o.mutation.kind, o.mutation.symbol.full)][o.mode] = {(s.path, s.line): s.status for s in o.gg}
+    out = []
+    for (project, kind, symbol), modes in by_mutation.items():
+        ref = modes.get(reference, {})
+        for mode, found in modes.items():
+            if mode == reference:
+                continue
+            for key in sorted(set(ref) | set(found)):
+                if ref.get(key) != found.get(key):
+                    out.append(f"- {project} {kind} `{symbol}`: {key[0]}:{key[1]}: {reference} {ref.get(key, '-')}, {mode} {found.get(key, '-')}")
+    return "\n".join(out) if out else "none: every mode reported the same sites with the same status"
+
+
 def timing(outcomes: list[Outcome], extra: dict[str, dict[str, float]]) -> str:
     """Whole-process times of `check --staged` (graph warm), beside pyright's on the same repository."""
     rows = ["| project | checks | check p50, wall | interface changes: p50 wall / CPU / reported | body edits: p50 wall "
-            "| check max, wall | graphguard index (cold) | pyright, whole project | pyright p50, affected files only (files) |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| check max, wall | graphguard index (cold) | pyright, whole project | pyright p50, affected files only (files) "
+            "| ty p50, affected files only |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
 
     def p50(values: list[float]) -> str:
         return f"{statistics.median(values):.0f} ms" if values else "-"
 
     for p in dict.fromkeys(o.project for o in outcomes):
-        g = [o for o in outcomes if o.project == p]
+        g = [o for o in outcomes if o.project == p and o.mode == outcomes[0].mode]
         sig = [o for o in g if o.mutation.kind != "body-edit"]
         body = [o for o in g if o.mutation.kind == "body-edit"]
         e = extra[p]
@@ -925,13 +1154,15 @@ def timing(outcomes: list[Outcome], extra: dict[str, dict[str, float]]) -> str:
                     f"{p50([o.check_cpu_ms for o in sig])} / {p50([o.check_reported_ms for o in sig])} | "
                     f"{p50([o.check_ms for o in body])} | {max(o.check_ms for o in g):.0f} ms | {e['index_s']:.1f} s | "
                     f"{e['pyright_whole_s']:.0f} s{' (cached run)' if e['cached'] else ''} | "
-                    f"{statistics.median(o.pyright_s for o in g):.1f} s ({statistics.median(o.files for o in g):.0f}) |")
+                    f"{statistics.median(o.pyright_s for o in g):.1f} s ({statistics.median(o.files for o in g):.0f}) | "
+                    f"{statistics.median(o.ty_s for o in g):.2f} s |")
     return "\n".join(rows)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--projects", default="attrs,jinja2,django")
+    ap.add_argument("--projects", default="attrs,jinja2,django,netbox")
+    ap.add_argument("--modes", default=",".join(MODES), help="graphguard modes to run: " + ", ".join(MODES))
     ap.add_argument("--mutations", type=int, default=12, help="mutations per project, dealt round-robin over the 9 kinds")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="pyright --threads")
@@ -941,7 +1172,11 @@ def main() -> None:
     args = ap.parse_args()
 
     started = time.perf_counter()
-    exe, python = ensure_tools()
+    exe, python, ty_exe = ensure_tools()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or "staged" not in modes:
+        raise SystemExit(f"--modes: {unknown or 'staged is required (the timing table and the reference)'}; choose from {MODES}")
     outcomes: list[Outcome] = []
     benches: dict[str, Bench] = {}
     extra: dict[str, dict[str, float]] = {}
@@ -955,7 +1190,8 @@ def main() -> None:
         pyright = Pyright(exe, python, repo, args.threads)
         base, whole_s, cached = baseline(pyright, project, name)
         extra[name] = {"index_s": index_s, "pyright_whole_s": whole_s, "cached": cached}
-        bench = Bench(name, project, repo, pyright, base)
+        ty = Ty(ty_exe, python, repo, project)
+        bench = Bench(name, project, repo, pyright, base, ty, ty_baseline(ty, name), modes)
         benches[name] = bench
         sys.path.insert(0, ROOT)
         from graphguard.modules import ModuleMap  # the module names graphguard gives files
@@ -970,22 +1206,31 @@ def main() -> None:
             if time.perf_counter() - t0 > args.budget * 60:
                 log(f"{name}: budget of {args.budget} min spent; {len(plan) - i + 1} mutations skipped")
                 break
-            o = bench.measure(m)
-            outcomes.append(o)
+            per_mode = bench.measure(m)
+            outcomes += per_mode
+            o = next(o for o in per_mode if o.mode == "staged")
             log(f"  [{i}/{len(plan)}] {m.kind:<16} {m.symbol.full}: gg {sum(s.status == 'broken' for s in o.gg)} broken "
                 f"{sum(s.status == 'unknown' for s in o.gg)} unknown, pyright {len(o.oracle)}, both {o.both}, "
-                f"recalled {o.recalled} ({o.check_ms:.0f} ms check, {o.pyright_s:.1f} s pyright on {o.files} files)")
-    print(f"\n{len(outcomes)} mutations of {args.projects} (seed {args.seed}) in {(time.perf_counter() - started) / 60:.1f} min, "
-          f"{os.cpu_count()} cores, pyright {PYRIGHT_VERSION}")
-    print("\n## Results\n")
-    print(table(outcomes))
-    print("\n## Timing\n")
-    print(timing(outcomes, extra))
-    print("\n## Disagreements (examples)")
-    print(disagreements(benches, outcomes, args.examples))
+                f"recalled {o.recalled}, ty {len(o.ty)} (recalled {o.ty_recalled}); modes: "
+                + ", ".join(f"{x.mode} {x.recalled}/{x.both}/{sum(s.status == 'broken' for s in x.gg)}" for x in per_mode)
+                + f" ({o.check_ms:.0f} ms check, {o.pyright_s:.1f} s pyright on {o.files} files)")
+    staged = [o for o in outcomes if o.mode == "staged"]
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n{len(staged)} mutations of {args.projects} (seed {args.seed}) in {len(modes)} modes, "
+          f"{(time.perf_counter() - started) / 60:.1f} min, {time.strftime('%Y-%m-%d', time.gmtime())}, "
+          f"{os.cpu_count()} cores (load average {load}), pyright {PYRIGHT_VERSION}, ty {TY_VERSION}")
+    for mode in modes:
+        print(f"\n## Results: {mode}\n")
+        print(table([o for o in outcomes if o.mode == mode]))
+    print("\n## Mode differences (against staged)\n")
+    print(mode_differences(outcomes))
+    print("\n## Timing (check --staged)\n")
+    print(timing(staged, extra))
+    print("\n## Disagreements (examples, check --staged)")
+    print(disagreements(benches, staged, args.examples))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([{"project": o.project, "kind": o.mutation.kind, "symbol": o.mutation.symbol.full,
+            json.dump([{"project": o.project, "mode": o.mode, "kind": o.mutation.kind, "symbol": o.mutation.symbol.full,
                         "detail": o.mutation.detail, "verdict": o.verdict, "check_ms": o.check_ms,
                         "check_cpu_ms": o.check_cpu_ms, "check_reported_ms": o.check_reported_ms,
                         "pyright_s": o.pyright_s, "files": o.files,
@@ -994,7 +1239,8 @@ def main() -> None:
                         "gg_only_blind": [s.__dict__ for s in o.gg_only_blind],
                         "gg_only_seen": [s.__dict__ for s in o.gg_only_seen],
                         "gg_only_elsewhere": [s.__dict__ for s in o.gg_only_elsewhere],
-                        "oracle_only": [[d.__dict__, st] for d, st in o.oracle_only]} for o in outcomes], f, indent=1)
+                        "oracle_only": [[d.__dict__, st] for d, st in o.oracle_only],
+                        "ty": [d.__dict__ for d in o.ty], "ty_only": [d.__dict__ for d in o.ty_only]} for o in outcomes], f, indent=1)
 
 
 if __name__ == "__main__":

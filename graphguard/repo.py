@@ -29,14 +29,15 @@ def open_repo(path: str) -> Repo:
 
 
 def ensure_current(
-    repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None, verify: bool = True
+    repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None, verify: bool = True,
+    at: str | None = None,
 ) -> IndexResult:
-    """Build or refresh the graph to HEAD. When it already describes HEAD this costs one
+    """Build or refresh the graph to HEAD (or to the commit `at`). When it already describes it this costs one
     git call and one SQLite read: the parser and resolver are not even imported. After an update both
     store files are checked for damage (`verify`), and rebuilt once when there is any."""
     from graphguard.config import load as load_config
 
-    head = git.head(repo.root)
+    head = at if at is not None else git.head(repo.root)
     config = config or load_config(repo.root)
     if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
@@ -50,7 +51,7 @@ def ensure_current(
 
     result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)
     if not result.noop and verify and _worth_verifying(result) and rebuild_if_damaged(repo, lock_timeout=lock_timeout):
-        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False)
+        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False, at=at)
     return result
 
 

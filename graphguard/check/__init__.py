@@ -45,7 +45,9 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     if base is None:
         revisions.refuse_conflicts(root, config)
     revs = revisions.select(root, head_commit, staged=staged, worktree=worktree, base=base, head_ref=head)
-    ensure_current(repo, config=config)
+    # Two commits: the graph is brought to the old one, as the hook has it, so that every mode
+    # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
+    ensure_current(repo, config=config, at=revs.old if revs.compared == "commits" else None)
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     paths = revisions.changed(root, config, revs.old, revs.new)

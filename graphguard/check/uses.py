@@ -19,7 +19,7 @@ from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
 from graphguard.graph import CodeGraph, Use
-from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.model import BindKind, CallShape, DefKind, FileFacts, Resolution, UseKind
 from graphguard.result import ChangeKind
 
 if TYPE_CHECKING:
@@ -103,8 +103,7 @@ def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Foun
     """Unchanged files when the stored graph is not the old side: candidates resolved against the old side."""
     qual, changed = ic.qualname, overlay.changed
     resolver = overlay.old_resolver()
-    candidates = _candidates(overlay.graph, qual, changed) + _unstored_candidates(overlay, qual)
-    for p in candidates:
+    for p in _candidates(overlay, qual):
         if p not in overlay.old_map.primary:
             continue
         for s in resolver.resolve_file(p).sites:
@@ -184,27 +183,56 @@ def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches
             for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
 
 
-def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]:
-    """Files that may use `qualname`: those naming it, and importers of its module's file."""
-    name = qualname.rsplit(".", 1)[-1]
-    db = graph.db
-    rows = {p for (p,) in db.execute("SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))}
-    rows |= {p for (p,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = ?", (name,))}
-    return sorted(rows - changed)
+def _candidates(overlay: Overlay, qualname: str) -> list[str]:
+    """Unchanged files of the old side that may use `qualname`, under any name it has there.
+
+    A use names it by its own name, or by a name that an import, an assignment or a subclass
+    gave it (`from .pricing import total as order_total`, then `order_total(...)` in another
+    file): the names are followed to a fixpoint over the files that mention them, so that
+    this search finds what the stored graph's resolved uses find in the hook.
+    """
+    parts = qualname.split(".")
+    names = {parts[-1]}
+    if parts[-1] in ("__init__", "__new__") and len(parts) > 1:
+        names.add(parts[-2])  # a constructor is called by its class's names
+    files: set[str] = set()
+    frontier = set(names)
+    while frontier:
+        naming = _files_naming(overlay, frontier)
+        files |= naming
+        aliases: set[str] = set()
+        for p in naming:
+            facts = overlay.indexer.facts(overlay.old_entries[p])
+            if facts is not None:
+                aliases |= _aliases(facts, names)
+        frontier = aliases - names
+        names |= frontier
+    return sorted(files - overlay.changed)
 
 
-def _unstored_candidates(overlay: Overlay, qualname: str) -> list[str]:
-    """Files of the old side that the stored graph does not describe (another branch's, during a
-    merge) and that name `qualname`'s last part: the graph's own candidates miss them."""
-    name = qualname.rsplit(".", 1)[-1]
-    stored, changed = overlay.stored_files(), overlay.changed
-    out = []
-    for path, blob in sorted(overlay.old_entries.items()):
-        if path in changed or stored.get(path) == blob:
-            continue
-        facts = overlay.indexer.facts(blob)
-        if facts is not None and _names(facts, name):
-            out.append(path)
+def _files_naming(overlay: Overlay, names: set[str]) -> set[str]:
+    """Old-side files that mention one of `names`: the stored graph answers for the files it
+    describes as they are on the old side, their facts for the others (another branch's, during a merge)."""
+    marks = ",".join("?" * len(names))
+    db, stored = overlay.graph.db, overlay.stored_files()
+    rows = {p for (p,) in db.execute(f"SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name IN ({marks})", tuple(names))}
+    rows |= {p for (p,) in db.execute(f"SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name IN ({marks})", tuple(names))}
+    out = {p for p in rows if p in overlay.old_entries and stored.get(p) == overlay.old_entries[p]}
+    for path, blob in overlay.old_entries.items():
+        if stored.get(path) != blob:
+            facts = overlay.indexer.facts(blob)
+            if facts is not None and any(_names(facts, n) for n in names):
+                out.add(path)
+    return out
+
+
+def _aliases(facts: FileFacts, names: set[str]) -> set[str]:
+    """The other names a file gives one of `names`: an import's alias, an assignment, a subclass."""
+    out = {i.alias for i in facts.imports if i.alias and i.name in names}
+    out |= {b.target.rsplit(".", 1)[-1] for b in facts.bindings
+            if b.kind in (BindKind.ALIAS, BindKind.PARTIAL) and b.value.rsplit(".", 1)[-1] in names}
+    out |= {d.qualname.rsplit(".", 1)[-1] for d in facts.definitions
+            if d.kind is DefKind.CLASS and any(b.rsplit(".", 1)[-1] in names for b in d.bases)}
     return out
 
 
