@@ -172,6 +172,7 @@ class FileResolution:
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _UNION = re.compile(r"^(?:typing\.|t\.)?Union\[(.+)\]$")
 _CHAIN = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
+_GENERIC = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\[.*\]$", re.DOTALL)
 
 
 def annotation_chain(text: str) -> str | None:
@@ -505,7 +506,11 @@ class Resolver:
                 return cls
             return Inst(cls) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
         # The value is read where the statement starts: `x = x.strip()` reads the x bound before it.
-        target = self.chain(info, b.scope, b.value, depth + 1, at=(b.line, b.col))
+        at = (b.line, b.col)
+        if b.kind in (BindKind.CALL, BindKind.WITH) and not b.value.endswith("()"):
+            # Called as part of the chain: a method returning `Self` returns the receiver's class.
+            return self.chain(info, b.scope, b.value + "()", depth + 1, at=at)
+        target = self.chain(info, b.scope, b.value, depth + 1, at=at)
         if b.kind is BindKind.ALIAS:
             return target
         if b.kind is BindKind.PARTIAL:
@@ -547,7 +552,9 @@ class Resolver:
             d = info.defs.get(target.local) if info else None
             if d is None or not d.returns or info is None:
                 return None
-            chain = annotation_chain(d.returns)
+            # `ReturningInsert[Any]`: a generic class of ours is still that class (only ours: `List[X]` is not followed).
+            generic = _GENERIC.match(d.returns.strip())
+            chain = annotation_chain(d.returns) or (generic.group(1) if generic else None)
             if chain in ("Self", "typing.Self", "typing_extensions.Self"):
                 if isinstance(receiver, Inst) or isinstance(receiver, Sym) and receiver.kind is DefKind.CLASS:
                     return receiver if isinstance(receiver, Inst) else Inst(receiver)  # a subclass's instance
