@@ -441,19 +441,20 @@ class Resolver:
         def pick(chosen: list[int]) -> Target:
             # Every value that reaches, when there is one to follow: several make a OneOf. An import
             # of something external is an alternative only to other such imports: beside one of the
-            # repository's, it is the fallback in `except ImportError:`.
-            followed = [(i, t) for i, t in ((i, value(i)) for i in chosen) if isinstance(t, (*_FOLLOWED, OneOf))]
+            # repository's, it is the fallback in `except ImportError:`. None to follow: what it is
+            # (data, a limit), never a guess from a binding that does not reach.
+            reached = [(i, value(i)) for i in chosen]
+            followed = [(i, t) for i, t in reached if isinstance(t, (*_FOLLOWED, OneOf))]
             ours = [t for i, t in followed if not (isinstance(t, Ext) and entries[i].kind == "import")]
-            return one_of(ours or [t for _, t in followed]) if followed else None
+            return one_of(ours or [t for _, t in followed] or [t for _, t in reached])
 
         if sel is not None:
             found = pick([i for i in sel if i >= 0])
             runtime = [-1 - i for i in sel if i < 0]
             if runtime and not isinstance(found, (Sym, Mod, Inst, Partial, OneOf)):
                 found = pick(runtime)  # `if TYPE_CHECKING: X = IntFlag`, `else: X = _OurIntFlag`
-            if found is not None:
-                return found
-        # None to follow: as without flow. Later bindings win, but a fallback import in
+            return found
+        # No choice made (one entry, or none reaches): as without flow. Later bindings win, but a fallback import in
         # `except ImportError:` must not hide the in-repository one: prefer the last entry
         # that resolves in the repository.
         fallback: Target = None
