@@ -272,6 +272,9 @@ class ModuleInfo:
             table[b.target].append(Entry(b.line, "binding", b, rebind))
         for entries in self.ns.values():
             entries.sort(key=lambda e: e.line)
+        # The names a scope binds more than once (or rebinds from a function): only these have a choice.
+        self.choices = {("", n) for n, es in self.ns.items() if len(es) > 1 or es[0].rebind}
+        self.choices.update((s, n) for s, names in self.scope_ns.items() for n, es in names.items() if len(es) > 1)
 
     def entries(self, scope: str, name: str) -> list[Entry] | None:
         return self.ns.get(name) if not scope else self.scope_ns.get(scope, {}).get(name)
@@ -292,8 +295,10 @@ class ModuleInfo:
         None when there is nothing to choose (one entry, none in this scope, too many), or when
         no entry reaches (a use before any binding: every entry is taken, as without flow).
         """
+        if (scope, name) not in self.choices:
+            return None
         entries = self.entries(scope, name)
-        if not entries or len(entries) > MAX_FLOW or (len(entries) == 1 and not entries[0].rebind):
+        if not entries or len(entries) > MAX_FLOW:
             return None
         if at is None and (scope, name) in self._at_end:
             return self._at_end[(scope, name)]
@@ -649,7 +654,7 @@ class Resolver:
 
     def lookup(self, info: ModuleInfo, scope: str, name: str, depth: int, at: reaching.Pos | None = None) -> Target:
         """What `name` holds in `scope` at `at` (None: wherever; the bindings that reach the end of its scope)."""
-        sel = info.selection(scope, name, at) if at is not None else None
+        sel = info.selection(scope, name, at) if at is not None and (scope, name) in info.choices else None
         key = (info.path, scope, name, sel)
         if key in self._lookup_memo:
             return self._lookup_memo[key]
@@ -763,9 +768,8 @@ class Resolver:
         def resolve(scope: str, chain: str, at: reaching.Pos) -> Target:
             # Memoised by the bindings of its first name that reach `at`, not by `at`: most uses
             # of a name see the same ones.
-            head = chain.split(".", 1)[0].removesuffix("()")
-            sel = info.selection(scope, head, at)
-            key = (scope, chain, sel)
+            head = chain.partition(".")[0].removesuffix("()")
+            key = (scope, chain, info.selection(scope, head, at) if (scope, head) in info.choices else None)
             if key not in memo:
                 memo[key] = self.chain(info, scope, chain, at=at)
             return memo[key]
@@ -840,6 +844,21 @@ class Resolver:
         change there reaches the call whichever option runs, a change to one option only
         on some paths.
         """
+        if not isinstance(t, OneOf):  # one target: most calls
+            resolution = Resolution.EXACT
+            if isinstance(t, Partial):
+                t, resolution = t.func, Resolution.PARTIAL
+            if isinstance(t, Inst):  # calling an instance runs __call__
+                t = self.member(t.cls, "__call__")
+            if isinstance(t, Sym):
+                init = self.constructor(t) if t.kind is DefKind.CLASS else None
+                return [(resolution, t, init.qualname if init is not None else None)]
+            if isinstance(t, Ext):
+                return [(Resolution.EXTERNAL, None, None)]
+            if isinstance(t, Limit):  # undecided, not unresolved: a check reports it as unknown
+                return [(t.resolution, None, None)]
+            if not isinstance(t, OneOf):
+                return [(Resolution.UNRESOLVED, None, None)]
         found: dict[tuple[Sym, Sym | None], Resolution] = {}
         others = []  # options followed elsewhere (external) or not to the end (a limit)
         for o in options_of(t):
