@@ -70,8 +70,8 @@ def reaching(arms: Arms, points: Sequence[Point], use: Point | None, floor: int)
     """
     upos, upath = (END, ()) if use is None else (use.start, use.path)
     if not any(p.path for p in points):  # straight-line code, the most common case: the last one before the use
-        last = max((p.start for p in points if p.end <= upos), default=None)
-        return [i for i, p in enumerate(points) if p.start == last]
+        latest = max((p.start for p in points if p.end <= upos), default=None)
+        return [i for i, p in enumerate(points) if p.start == latest]
     table = arms.arms
     before: list[int] = []
     back: list[tuple[int, int]] = []  # (point, the loop that brings it round)
