@@ -228,3 +228,31 @@ def test_type_checking_declaration_wins_over_its_runtime_else() -> None:
         instance_state(1)  # here
         """)
     assert targets_at(code) == {"use.instance_state"}
+
+
+# --- incremental == fresh when only the flow of a module's names changes ---------------------------
+
+
+@pytest.mark.parametrize("new_compat", [
+    # The same two assignments, now in the arms of an if/else: the name holds either.
+    "from lib import A, B\nif c:\n    Impl = A\nelse:\n    Impl = B\n",
+    # Their order swapped: the other one is last.
+    "from lib import A, B\nImpl = B\nImpl = A\n",
+    # A function's `global` rebinding.
+    "from lib import A, B\nImpl = A\n\n\ndef setup():\n    global Impl\n    from lib import B as Impl\n",
+])
+def test_flow_changes_in_a_module_re_resolve_its_importers(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                           new_compat: str) -> None:
+    from tests.differential import fresh_dump
+    from tests.graphdump import differences, dump
+
+    repo = make_repo({
+        "lib/__init__.py": "class A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n",
+        "compat.py": "from lib import A, B\nImpl = A\nImpl = B\n",
+        "use.py": "from compat import Impl\n\n\ndef f():\n    return Impl().run()\n",
+    })
+    assert graphguard(repo, "index").code == 0
+    repo.commit("flow", {"compat.py": new_compat})
+    assert graphguard(repo, "index").code == 0
+    mine, fresh = dump(repo.graph_path), fresh_dump(repo.root)
+    assert mine == fresh, "\n".join(differences(mine, fresh))
