@@ -200,6 +200,12 @@ class C:
     ("x = None\nif c:\n    x = A()\nx.run()  # here", {"A.run"}),
     # `x = x.method()` reads the x bound before it.
     ("x = A()\nx = x.run()\nx.run()  # here", set()),
+    # The cases of a match are arms of one statement.
+    ("match c:\n    case 1:\n        x = A()\n    case _:\n        x = B()\nx.run()  # here", {"A.run", "B.run"}),
+    # An external fallback import in `except ImportError:` does not hide the repository's.
+    ("try:\n    from lib import A as x\nexcept ImportError:\n    import json as x\nx.run(None)  # here", {"A.run"}),
+    # A function-level import binds the name from there on.
+    ("x = C\nfrom lib import B as x\nx.run(None)  # here", {"B.run"}),
 ])
 def test_what_reaches_a_use(body: str, expected: set[str]) -> None:
     code = "from lib import A, B, C\n\n\ndef f(c, d, y):\n" + "".join(f"    {line}\n" for line in body.splitlines())
