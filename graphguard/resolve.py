@@ -12,6 +12,7 @@ repository, a module, an instance of a repository class, something external
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import re
 from collections import defaultdict
@@ -986,13 +987,34 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
             add(b.target if not b.scope else b.scope.split(".", 1)[0], (b.scope, b.target, b.kind.value, b.value))
     # Which of a name's bindings reach the end of the module depends on their order and on the
     # if/try/loop arms around them; a function's `global name` rebinding can happen at any time.
-    info = ModuleInfo("", "", facts)
-    for name, entries in info.ns.items():
-        if len(entries) > 1 or entries[0].rebind or info.arms().path(entries[0].entry_start, 0):
-            add(name, ("flow", _flow_shape(info, entries)))
+    if _has_flow(facts):  # most files bind each module name once, outside any if/try/loop: nothing to add
+        info = ModuleInfo("", "", facts)
+        for name, entries in info.ns.items():
+            if len(entries) > 1 or entries[0].rebind or info.arms().path(entries[0].entry_start, 0):
+                add(name, ("flow", _flow_shape(info, entries)))
     if facts.all_names is not None:
         add(EVERY_NAME, ("__all__", facts.all_names))
     return {name: hashlib.blake2b(repr(items).encode(), digest_size=8).hexdigest() for name, items in parts.items()}
+
+
+def _has_flow(facts: FileFacts) -> bool:
+    """Does the file bind a module-level name twice, from a function (`global`), or in an arm at module level?"""
+    if facts.globals:
+        return True
+    names = [d.qualname for d in facts.definitions if "." not in d.qualname]
+    names += [i.bound_name for i in facts.imports if not i.scope and i.name != "*"]
+    names += [b.target for b in facts.bindings if not b.scope and "." not in b.target]
+    if len(set(names)) < len(names):
+        return True
+    # An arm outside every top-level definition is at module level.
+    tops = sorted((d.line, d.end_line) for d in facts.definitions if "." not in d.qualname)
+    starts = [t[0] for t in tops]
+    for a in facts.arms:
+        if a.parent == -1:
+            i = bisect.bisect_left(starts, a.line) - 1
+            if i < 0 or tops[i][1] < a.line:
+                return True
+    return False
 
 
 def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
