@@ -208,16 +208,14 @@ class Entry(NamedTuple):
     rebind: bool = False  # a function's `global name` then binding: it can happen at any time
 
     @property
-    def entry_start(self) -> reaching.Pos:
-        p = self.payload
-        return (p.line, p.col)
+    def start(self) -> reaching.Pos:
+        return (self.payload.line, self.payload.col)
 
     def point(self, arms: reaching.Arms, floor: int) -> reaching.Point:
         p = self.payload
         # Definitions and imports carry no end column: they hold the name from the next line on.
         end = (p.end_line, p.end_col) if isinstance(p, Binding) else (p.end_line, reaching.LINE_END)
-        start = self.entry_start
-        return reaching.Point(start, end, arms.path(start, floor))
+        return reaching.Point(self.start, end, arms.path(self.start, floor))
 
 
 #: Which entries of a name reach a use: indices into its entry list, or None for all of them.
@@ -308,10 +306,10 @@ class ModuleInfo:
         floor = self.floor(scope)
         if points is None:
             points = self._points[key] = [None if e.rebind else e.point(self.arms(), floor) for e in entries]
-        index = [i for i, p in enumerate(points) if p is not None]
+        index = [i for i, p in enumerate(points) if p is not None]  # a rebinding has no place in the module's flow
         use = None if at is None else reaching.Point(at, at, self.arms().path(at, floor))
         chosen = [index[i] if i >= 0 else -1 - index[-1 - i]
-                  for i in reaching.reaching(self.arms(), [points[i] for i in index], use, floor)]  # type: ignore[misc]
+                  for i in reaching.reaching(self.arms(), [p for p in points if p is not None], use, floor)]
         # A rebinding in a function may have run before any use (and after the module's own bindings).
         found = tuple(sorted(chosen + [i for i, p in enumerate(points) if p is None])) if chosen or len(index) < len(points) else None
         if at is None:
@@ -409,7 +407,7 @@ class Resolver:
             return None
         entries = info.ns.get(name)
         if entries:
-            result = self._best(info, "", name, entries, depth, info.selection("", name, None))
+            result = self._best(info, "", entries, depth, info.selection("", name, None))
             if result is not None:
                 return result
         sub = f"{info.module}.{name}"
@@ -432,8 +430,8 @@ class Resolver:
                     return result
         return None
 
-    def _best(self, info: ModuleInfo, scope: str, name: str, entries: list[Entry], depth: int, sel: Selection) -> Target:
-        """What `name` holds, from its entries in `scope` that reach the use (`sel`)."""
+    def _best(self, info: ModuleInfo, scope: str, entries: list[Entry], depth: int, sel: Selection) -> Target:
+        """What a name holds, from its entries in `scope` that reach the use (`sel`)."""
         if len(entries) == 1 and sel is None:  # most names: nothing to choose from
             e = entries[0]
             return self._entry(info, scope, e.kind, e.payload, depth)
@@ -679,7 +677,7 @@ class Resolver:
         while s:
             entries = info.scope_ns.get(s, {}).get(name)
             if entries:
-                return self._best(info, s, name, entries, depth, sel if s == scope else info.selection(s, name, None))
+                return self._best(info, s, entries, depth, sel if s == scope else info.selection(s, name, None))
             d = info.defs.get(s)
             if d is not None and d.kind is DefKind.CLASS and s == scope:
                 for b in info.class_attrs.get(s, {}).get(name, ()):
@@ -695,7 +693,7 @@ class Resolver:
                 s = ""
         if name in info.ns:
             if not scope and sel is not None:  # a use at module level, after some of the module's bindings
-                found = self._best(info, "", name, info.ns[name], depth + 1, sel)
+                found = self._best(info, "", info.ns[name], depth + 1, sel)
                 if found is not None:
                     return found
             return self.module_attr(info.path, name, depth + 1)
@@ -990,7 +988,7 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     if _has_flow(facts):  # most files bind each module name once, outside any if/try/loop: nothing to add
         info = ModuleInfo("", "", facts)
         for name, entries in info.ns.items():
-            if len(entries) > 1 or entries[0].rebind or info.arms().path(entries[0].entry_start, 0):
+            if len(entries) > 1 or entries[0].rebind or info.arms().path(entries[0].start, 0):
                 add(name, ("flow", _flow_shape(info, entries)))
     if facts.all_names is not None:
         add(EVERY_NAME, ("__all__", facts.all_names))
@@ -1023,7 +1021,7 @@ def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
     arms = info.arms()
     stmts: dict[int, int] = {}
     shape: list[object] = []
-    for e in sorted(entries, key=lambda e: (e.rebind, e.entry_start)):
+    for e in sorted(entries, key=lambda e: (e.rebind, e.start)):
         p = e.payload
         if isinstance(p, Import) and e.rebind:
             shape.append(("global", p.scope, p.module, p.level, p.name, p.alias))
@@ -1031,7 +1029,7 @@ def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
         if isinstance(p, Binding) and e.rebind:
             shape.append(("global", p.scope, p.kind.value, p.value))
             continue
-        path = arms.path(e.entry_start, 0)
+        path = arms.path(e.start, 0)
         shape.append((e.kind, tuple(
             (stmts.setdefault(arms.arms[a].stmt, len(stmts)), arms.by_stmt[arms.arms[a].stmt].index(a),
              arms.arms[a].kind.value, arms.arms[a].exhaustive) for a in path)))
