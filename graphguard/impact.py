@@ -214,6 +214,10 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
             # Overrides in the hierarchy, or builtin types, have this method too: the receiver decides.
             status = Status.UNKNOWN
             reason += " (if the receiver is this class: other classes or builtin types have a method of this name)"
+        elif use.resolution == Resolution.ONE_OF.value and status is Status.BROKEN:
+            # The name holds another class or function on other paths: broken only if broken for each.
+            status = Status.UNKNOWN
+            reason += " (if it holds this one: on other paths the name holds another class or function)"
         elif use.resolution in LIMIT_REASONS and status is not Status.OK:
             # Resolution stopped at a limit: this call may or may not reach the changed definition.
             status = Status.UNKNOWN

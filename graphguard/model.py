@@ -60,6 +60,17 @@ class BindKind(enum.Enum):
     VALUE = "value"            # HORIZONTAL = 1: a name that exists, of no type we follow
 
 
+class ArmKind(enum.Enum):
+    """Which part of a compound statement a block is: what runs before it decides whether it runs."""
+
+    BRANCH = "branch"    # if / elif / else, match case: one arm of the statement runs
+    TYPE_CHECKING = "type-checking"  # `if TYPE_CHECKING:`: what type checkers read, and so do we, over its else
+    LOOP = "loop"        # for / while body: runs again and again, so its later assignments reach its earlier lines
+    LOOP_ELSE = "loop-else"  # for / while else: runs after the body
+    TRY = "try"          # try body: may stop anywhere, then a handler runs
+    HANDLER = "handler"  # except clause, try's else: after (part of) the try body
+
+
 class EdgeKind(enum.Enum):
     CALL = "call"
     IMPORT = "import"
@@ -78,6 +89,7 @@ class Resolution(WireEnum):
     UNRESOLVED = "unresolved"
     TOO_DEEP = "too-deep"  # a limit stopped it: inheritance deeper than resolve.MAX_INHERITANCE
     TOO_LONG = "too-long"  # a limit stopped it: more than resolve.MAX_DEPTH names, imports, aliases
+    ONE_OF = "one-of"      # one of several targets: the name holds a different class or function on different paths
     # Decided at query time for a method call on an untyped receiver (graph.by_name_resolution), never stored:
     BY_NAME_WEAK = "by-name-weak"  # overrides in the hierarchy, or builtin types, define the name too
     CANDIDATE = "candidate"        # several hierarchies define the name: not reported as a use
@@ -125,6 +137,7 @@ class Definition(NamedTuple):
     bases: tuple[str, ...] = ()  # class bases as callee chains ("models.Model")
     returns: str | None = None  # return annotation text
     is_async: bool = False
+    col: int = 0  # of `def` / `class` (after any decorators)
 
 
 class Import(NamedTuple):
@@ -136,6 +149,7 @@ class Import(NamedTuple):
     end_line: int
     scope: str = ""  # enclosing definition ("" = module level)
     type_checking: bool = False
+    col: int = 0
 
     @property
     def bound_name(self) -> str:
@@ -187,6 +201,31 @@ class Binding(NamedTuple):
     kind: BindKind
     value: str  # callee chain (CALL, WITH, PARTIAL's function), name chain (ALIAS) or annotation text
     line: int
+    # Where the statement that binds starts (its value is read from here) and ends (the name holds the
+    # value from here on); two bindings at one place are alternatives (`x = A if c else B`).
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+
+
+class Arm(NamedTuple):
+    """A block of a compound statement: which assignments reach a line depends on the arms around both."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    parent: int  # index of the innermost arm around this one, -1 for none
+    stmt: int  # the statement it is an arm of: arms of one statement share this number
+    kind: ArmKind
+    exhaustive: bool = False  # its statement always runs one of its arms (an if with an else)
+
+
+class Global(NamedTuple):
+    """`global name` in a function: what the function binds to `name` rebinds the module's name."""
+
+    scope: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -199,20 +238,24 @@ class FileFacts:
     all_names: tuple[str, ...] | None = None
     warnings: tuple[str, ...] = ()
     parsed: bool = True  # False when the file was skipped (binary, too large): facts are empty
+    arms: tuple[Arm, ...] = ()  # in order of their start
+    globals: tuple[Global, ...] = ()
 
     # Compact JSON rows: the blob cache stores millions of these, so no key names.
     def to_json(self) -> str:
         return json.dumps(
             [
                 FACTS_VERSION,
-                [[d.qualname, d.kind.value, d.line, d.end_line, d.signature, d.decorators, d.bases, d.returns, d.is_async] for d in self.definitions],
-                [[i.module, i.level, i.name, i.alias, i.line, i.end_line, i.scope, i.type_checking] for i in self.imports],
+                [[d.qualname, d.kind.value, d.line, d.end_line, d.signature, d.decorators, d.bases, d.returns, d.is_async, d.col] for d in self.definitions],
+                [[i.module, i.level, i.name, i.alias, i.line, i.end_line, i.scope, i.type_checking, i.col] for i in self.imports],
                 [[c.callee, c.scope, c.line, c.col, c.end_line, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar] for c in self.calls],
                 [[r.target, r.kind.value, r.scope, r.line, r.col, r.end_line, r.end_col] for r in self.references],
-                [[b.scope, b.target, b.kind.value, b.value, b.line] for b in self.bindings],
+                [[b.scope, b.target, b.kind.value, b.value, b.line, b.col, b.end_line, b.end_col] for b in self.bindings],
                 self.all_names,
                 self.warnings,
                 self.parsed,
+                [[a.line, a.col, a.end_line, a.end_col, a.parent, a.stmt, a.kind.value, a.exhaustive] for a in self.arms],
+                [[g.scope, g.name] for g in self.globals],
             ],
             separators=(",", ":"),
             ensure_ascii=False,
@@ -223,18 +266,20 @@ class FileFacts:
         row = json.loads(text)
         if row[0] != FACTS_VERSION:
             raise ValueError(f"facts version {row[0]}, expected {FACTS_VERSION}")
-        _, defs, imps, calls, refs, binds, all_names, warnings, parsed = row
+        _, defs, imps, calls, refs, binds, all_names, warnings, parsed, arms, globals_ = row
         return cls(
             definitions=tuple(
-                Definition(q, DefKind(k), l, e, s, tuple(dec), tuple(b), r, a) for q, k, l, e, s, dec, b, r, a in defs
+                Definition(q, DefKind(k), l, e, s, tuple(dec), tuple(b), r, a, c) for q, k, l, e, s, dec, b, r, a, c in defs
             ),
             imports=tuple(Import(*i) for i in imps),
             calls=tuple(CallSite(c[0], c[1], c[2], c[3], c[4], c[5], c[6], tuple(c[7]), c[8], c[9]) for c in calls),
             references=tuple(Reference(t, RefKind(k), s, l, c, el, ec) for t, k, s, l, c, el, ec in refs),
-            bindings=tuple(Binding(s, t, BindKind(k), v, l) for s, t, k, v, l in binds),
+            bindings=tuple(Binding(s, t, BindKind(k), v, l, c, el, ec) for s, t, k, v, l, c, el, ec in binds),
             all_names=tuple(all_names) if all_names is not None else None,
             warnings=tuple(warnings),
             parsed=parsed,
+            arms=tuple(Arm(l, c, el, ec, p, st, ArmKind(k), x) for l, c, el, ec, p, st, k, x in arms),
+            globals=tuple(Global(sc, n) for sc, n in globals_),
         )
 
 

@@ -12,19 +12,24 @@ repository, a module, an instance of a repository class, something external
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from graphguard import reaching
 from graphguard.model import NO_CALL, Binding, BindKind, CallShape, Definition, DefKind, FileFacts, Import, RefKind, Resolution
 from graphguard.modules import STDLIB, ModuleMap
 
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 24  # re-export chains and alias loops end here
 MAX_INHERITANCE = 64  # classes walked up from one class looking for a member (a base costs no MAX_DEPTH step)
+#: A name bound more often than this in one scope is resolved as if every binding reached every use
+#: (the reaching sets cost the square of the bindings).
+MAX_FLOW = 64
 
 # --- targets ------------------------------------------------------------------------
 
@@ -75,6 +80,17 @@ class Limit:
     resolution: Resolution  # TOO_DEEP (inheritance) or TOO_LONG (imports and aliases)
 
 
+@dataclass(frozen=True)
+class OneOf:
+    """Several targets: the name holds a different one on different paths (`if c: k = A` / `else: k = B`).
+
+    Its options are targets that can be followed (never None, Data, Limit or another OneOf),
+    distinct, at least two.
+    """
+
+    options: tuple[Sym | Mod | Inst | Partial | Ext, ...]
+
+
 TOO_LONG = Limit(Resolution.TOO_LONG)
 TOO_DEEP = Limit(Resolution.TOO_DEEP)
 
@@ -84,7 +100,28 @@ LIMIT_REASONS = {
     Resolution.TOO_LONG.value: f"more than {MAX_DEPTH} steps of imports, aliases and attributes",
 }
 
-Target = Sym | Mod | Inst | Ext | Partial | Data | Limit | None
+Target = Sym | Mod | Inst | Ext | Partial | Data | Limit | OneOf | None
+#: What one reaching binding can contribute to a OneOf.
+_FOLLOWED = (Sym, Mod, Inst, Partial, Ext)
+
+
+def one_of(targets: Sequence[Target]) -> Target:
+    """The targets a name can hold, joined: the followed ones (one, or a OneOf of several), else the first."""
+    options: list[Sym | Mod | Inst | Partial | Ext] = []
+    for t in targets:
+        for o in t.options if isinstance(t, OneOf) else (t,):
+            if isinstance(o, _FOLLOWED) and o not in options:
+                options.append(o)
+    if len(options) > 1:
+        return OneOf(tuple(options))
+    if options:
+        return options[0]
+    # Nothing to follow: a limit says more than data, data more than nothing.
+    return next((t for t in targets if isinstance(t, Limit)), next((t for t in targets if t is not None), None))
+
+
+def options_of(t: Target) -> tuple[Target, ...]:
+    return t.options if isinstance(t, OneOf) else (t,)
 
 # --- what a file resolves to ----------------------------------------------------------
 
@@ -133,6 +170,7 @@ class FileResolution:
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _UNION = re.compile(r"^(?:typing\.|t\.)?Union\[(.+)\]$")
 _CHAIN = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
+_GENERIC = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\[.*\]$", re.DOTALL)
 
 
 def annotation_chain(text: str) -> str | None:
@@ -158,6 +196,29 @@ def annotation_chain(text: str) -> str | None:
     return text if _CHAIN.match(text) else None
 
 
+class Entry(NamedTuple):
+    """One way a scope binds a name: a definition, an import or an assignment."""
+
+    line: int
+    kind: str  # "def" | "import" | "binding"
+    payload: Definition | Import | Binding
+    rebind: bool = False  # a function's `global name` then binding: it can happen at any time
+
+    @property
+    def start(self) -> reaching.Pos:
+        return (self.payload.line, self.payload.col)
+
+    def point(self, arms: reaching.Arms, floor: int) -> reaching.Point:
+        p = self.payload
+        # Definitions and imports carry no end column: they hold the name from the next line on.
+        end = (p.end_line, p.end_col) if isinstance(p, Binding) else (p.end_line, reaching.LINE_END)
+        return reaching.Point(self.start, end, arms.path(self.start, floor))
+
+
+#: Which entries of a name reach a use: indices into its entry list, or None for all of them.
+Selection = tuple[int, ...] | None
+
+
 class ModuleInfo:
     """Namespaces of one file: module level, each function scope, each class."""
 
@@ -166,25 +227,31 @@ class ModuleInfo:
         self.module = module
         self.facts = facts
         self.defs: dict[str, Definition] = {d.qualname: d for d in facts.definitions}
-        # name -> entries in source order; an entry is ("def"|"import"|"binding", payload)
-        self.ns: dict[str, list[tuple[int, str, object]]] = defaultdict(list)
-        self.scope_ns: dict[str, dict[str, list[tuple[int, str, object]]]] = defaultdict(lambda: defaultdict(list))
+        # name -> entries in source order
+        self.ns: dict[str, list[Entry]] = defaultdict(list)
+        self.scope_ns: dict[str, dict[str, list[Entry]]] = defaultdict(lambda: defaultdict(list))
         self.stars: list[Import] = []
         self.class_attrs: dict[str, dict[str, list[Binding]]] = defaultdict(lambda: defaultdict(list))
+        self._arms: reaching.Arms | None = None
+        self._points: dict[tuple[str, str], list[reaching.Point | None]] = {}
+        self._at_end: dict[tuple[str, str], Selection] = {}
+        # `global name` in a function: its imports and assignments of `name` rebind the module's.
+        rebinds = {(g.scope, g.name) for g in facts.globals}
         for d in facts.definitions:
             if "." not in d.qualname:
-                self.ns[d.qualname].append((d.line, "def", d))
+                self.ns[d.qualname].append(Entry(d.line, "def", d))
             elif ".<locals>." in d.qualname:
                 parent, name = d.qualname.rsplit(".<locals>.", 1)
                 if "." not in name:
-                    self.scope_ns[parent][name].append((d.line, "def", d))
+                    self.scope_ns[parent][name].append(Entry(d.line, "def", d))
         for imp in facts.imports:
             if imp.name == "*":
                 if not imp.scope:
                     self.stars.append(imp)
                 continue
-            table = self.ns if not imp.scope else self.scope_ns[imp.scope]
-            table[imp.bound_name].append((imp.line, "import", imp))
+            rebind = (imp.scope, imp.bound_name) in rebinds
+            table = self.ns if not imp.scope or rebind else self.scope_ns[imp.scope]
+            table[imp.bound_name].append(Entry(imp.line, "import", imp, rebind))
         for b in facts.bindings:
             if b.target.startswith(("self.", "cls.")):
                 cls = self.class_of(b.scope)
@@ -196,10 +263,55 @@ class ModuleInfo:
             if b.scope and b.scope in self.defs and self.defs[b.scope].kind is DefKind.CLASS:
                 self.class_attrs[b.scope][b.target].append(b)
                 continue
-            table = self.ns if not b.scope else self.scope_ns[b.scope]
-            table[b.target].append((b.line, "binding", b))
+            rebind = (b.scope, b.target) in rebinds
+            table = self.ns if not b.scope or rebind else self.scope_ns[b.scope]
+            table[b.target].append(Entry(b.line, "binding", b, rebind))
         for entries in self.ns.values():
-            entries.sort(key=lambda e: e[0])
+            entries.sort(key=lambda e: e.line)
+        # The names a scope binds more than once (or rebinds from a function): only these have a choice.
+        self.choices = {("", n) for n, es in self.ns.items() if len(es) > 1 or es[0].rebind}
+        self.choices.update((s, n) for s, names in self.scope_ns.items() for n, es in names.items() if len(es) > 1)
+
+    def entries(self, scope: str, name: str) -> list[Entry] | None:
+        return self.ns.get(name) if not scope else self.scope_ns.get(scope, {}).get(name)
+
+    def floor(self, scope: str) -> int:
+        """The line of the scope's header: arms on or before it lie outside the scope."""
+        d = self.defs.get(scope) if scope else None
+        return d.line if d is not None else 0
+
+    def arms(self) -> reaching.Arms:
+        if self._arms is None:
+            self._arms = reaching.Arms(self.facts.arms)
+        return self._arms
+
+    def selection(self, scope: str, name: str, at: reaching.Pos | None) -> Selection:
+        """The entries of `name` bound in `scope` that reach `at` (None: the end of the scope).
+
+        None when there is nothing to choose (one entry, none in this scope, too many), or when
+        no entry reaches (a use before any binding: every entry is taken, as without flow).
+        """
+        if (scope, name) not in self.choices:
+            return None
+        entries = self.entries(scope, name)
+        if not entries or len(entries) > MAX_FLOW:
+            return None
+        if at is None and (scope, name) in self._at_end:
+            return self._at_end[(scope, name)]
+        key = (scope, name)
+        points = self._points.get(key)
+        floor = self.floor(scope)
+        if points is None:
+            points = self._points[key] = [None if e.rebind else e.point(self.arms(), floor) for e in entries]
+        index = [i for i, p in enumerate(points) if p is not None]  # a rebinding has no place in the module's flow
+        use = None if at is None else reaching.Point(at, at, self.arms().path(at, floor))
+        chosen = [index[i] if i >= 0 else -1 - index[-1 - i]
+                  for i in reaching.reaching(self.arms(), [p for p in points if p is not None], use, floor)]
+        # A rebinding in a function may have run before any use (and after the module's own bindings).
+        found = tuple(sorted(chosen + [i for i, p in enumerate(points) if p is None])) if chosen or len(index) < len(points) else None
+        if at is None:
+            self._at_end[key] = found
+        return found
 
     def class_of(self, scope: str) -> str | None:
         """The class whose method holds `scope` (closures inside methods included)."""
@@ -225,8 +337,8 @@ class Resolver:
         self._attr_memo: dict[tuple[str, str], Target] = {}
         self._member_memo: dict[tuple[str, str, str], Target] = {}
         self._busy: set[tuple[str, str]] = set()
-        self._lookup_memo: dict[tuple[str, str, str], Target] = {}
-        self._busy_lookup: set[tuple[str, str, str]] = set()
+        self._lookup_memo: dict[tuple[str, str, str, Selection], Target] = {}
+        self._busy_lookup: set[tuple[str, str, str, Selection]] = set()
         # Times a lookup was cut short (a cycle, or too deep). A result computed across a cut depends on where
         # the lookup started, so it is not memoised: the answer must not depend on which files were resolved first.
         self._cuts = 0
@@ -292,7 +404,7 @@ class Resolver:
             return None
         entries = info.ns.get(name)
         if entries:
-            result = self._best(info, "", entries, depth)
+            result = self._best(info, "", entries, depth, info.selection("", name, None))
             if result is not None:
                 return result
         sub = f"{info.module}.{name}"
@@ -315,13 +427,41 @@ class Resolver:
                     return result
         return None
 
-    def _best(self, info: ModuleInfo, scope: str, entries: list[tuple[int, str, object]], depth: int) -> Target:
-        # Later bindings win, but a fallback import in `except ImportError:` must not
-        # hide the in-repository one: prefer the last entry that resolves in the repository.
+    def _best(self, info: ModuleInfo, scope: str, entries: list[Entry], depth: int, sel: Selection) -> Target:
+        """What a name holds, from its entries in `scope` that reach the use (`sel`)."""
+        if len(entries) == 1 and sel is None:  # most names: nothing to choose from
+            e = entries[0]
+            return self._entry(info, scope, e.kind, e.payload, depth)
+        seen: dict[int, Target] = {}
+
+        def value(i: int) -> Target:
+            if i not in seen:
+                seen[i] = self._entry(info, scope, entries[i].kind, entries[i].payload, depth)
+            return seen[i]
+
+        def pick(chosen: list[int]) -> Target:
+            # Every value that reaches, when there is one to follow: several make a OneOf. An import
+            # of something external is an alternative only to other such imports: beside one of the
+            # repository's, it is the fallback in `except ImportError:`. None to follow: what it is
+            # (data, a limit), never a guess from a binding that does not reach.
+            reached = [(i, value(i)) for i in chosen]
+            followed = [(i, t) for i, t in reached if isinstance(t, (*_FOLLOWED, OneOf))]
+            ours = [t for i, t in followed if not (isinstance(t, Ext) and entries[i].kind == "import")]
+            return one_of(ours or [t for _, t in followed] or [t for _, t in reached])
+
+        if sel is not None:
+            found = pick([i for i in sel if i >= 0])
+            runtime = [-1 - i for i in sel if i < 0]
+            if runtime and not isinstance(found, (Sym, Mod, Inst, Partial, OneOf)):
+                found = pick(runtime)  # `if TYPE_CHECKING: X = IntFlag`, `else: X = _OurIntFlag`
+            return found
+        # No choice made (one entry, or none reaches): as without flow. Later bindings win, but a fallback import in
+        # `except ImportError:` must not hide the in-repository one: prefer the last entry
+        # that resolves in the repository.
         fallback: Target = None
-        for _, kind, payload in reversed(entries):
-            t = self._entry(info, scope, kind, payload, depth)
-            if isinstance(t, (Sym, Mod, Inst, Partial)):
+        for i in range(len(entries) - 1, -1, -1):
+            t = value(i)
+            if isinstance(t, (Sym, Mod, Inst, Partial, OneOf)):
                 return t
             if fallback is None or isinstance(t, Data) and not isinstance(fallback, Data):
                 fallback = t
@@ -363,11 +503,16 @@ class Resolver:
             return None
         if b.kind is BindKind.ANNOTATION:
             chain = annotation_chain(b.value)
-            cls = self.chain(info, b.scope, chain, depth + 1) if chain else None
+            cls = self.chain(info, b.scope, chain, depth + 1, at=(b.line, b.col)) if chain else None
             if isinstance(cls, Limit):
                 return cls
             return Inst(cls) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
-        target = self.chain(info, b.scope, b.value, depth + 1)
+        # The value is read where the statement starts: `x = x.strip()` reads the x bound before it.
+        at = (b.line, b.col)
+        if b.kind in (BindKind.CALL, BindKind.WITH) and not b.value.endswith("()"):
+            # Called as part of the chain: a method returning `Self` returns the receiver's class.
+            return self.chain(info, b.scope, b.value + "()", depth + 1, at=at)
+        target = self.chain(info, b.scope, b.value, depth + 1, at=at)
         if b.kind is BindKind.ALIAS:
             return target
         if b.kind is BindKind.PARTIAL:
@@ -379,6 +524,8 @@ class Resolver:
     def attribute(self, target: Target, attr: str, depth: int = 0) -> Target:
         if target is None or isinstance(target, Limit):
             return target
+        if isinstance(target, OneOf):  # an option without the attribute cannot be the one that runs
+            return one_of([self.attribute(o, attr, depth) for o in target.options])
         if depth > MAX_DEPTH:
             self._cuts += 1
             return TOO_LONG
@@ -396,7 +543,10 @@ class Resolver:
             return member
         return None
 
-    def call_result(self, target: Target, depth: int = 0) -> Target:
+    def call_result(self, target: Target, depth: int = 0, receiver: Target = None) -> Target:
+        """What calling `target` returns; `receiver` is what it was looked up on (`Self` is its class)."""
+        if isinstance(target, OneOf):
+            return one_of([self.call_result(o, depth) for o in target.options])
         if isinstance(target, Sym):
             if target.kind is DefKind.CLASS:
                 return Inst(target)
@@ -404,8 +554,12 @@ class Resolver:
             d = info.defs.get(target.local) if info else None
             if d is None or not d.returns or info is None:
                 return None
-            chain = annotation_chain(d.returns)
+            # `ReturningInsert[Any]`: a generic class of ours is still that class (only ours: `List[X]` is not followed).
+            generic = _GENERIC.match(d.returns.strip())
+            chain = annotation_chain(d.returns) or (generic.group(1) if generic else None)
             if chain in ("Self", "typing.Self", "typing_extensions.Self"):
+                if isinstance(receiver, Inst) or isinstance(receiver, Sym) and receiver.kind is DefKind.CLASS:
+                    return receiver if isinstance(receiver, Inst) else Inst(receiver)  # a subclass's instance
                 cls = info.class_of(target.local)
                 return Inst(Sym(info.path, f"{info.module}.{cls}", cls, DefKind.CLASS)) if cls else None
             scope = target.local.rsplit(".", 1)[0] if "." in target.local else ""
@@ -469,7 +623,15 @@ class Resolver:
         scope = cls.local.rsplit(".", 1)[0] if "." in cls.local else ""
         return [self.chain(info, scope, b, depth + 1) for b in d.bases]
 
-    def constructor_class(self, cls: Sym) -> str | None:
+    def constructor(self, cls: Sym) -> Sym | None:
+        """What `cls(...)` runs: the __init__ in its hierarchy, else the class whose constructor is
+        generated (a dataclass up the hierarchy); None when it is `cls`'s own."""
+        ctor = self.member(cls, "__init__")
+        if isinstance(ctor, Sym):
+            return ctor
+        return self._constructor_class(cls)
+
+    def _constructor_class(self, cls: Sym) -> Sym | None:
         """For a class with no `__init__` in its hierarchy: the ancestor whose constructor
         `cls(...)` runs (a dataclass's generated one, say); None when it is `cls`'s own."""
         start = cls
@@ -480,14 +642,16 @@ class Resolver:
                 return None
             base = next((b for b in self.bases(cls, depth) if isinstance(b, Sym) and b.kind is DefKind.CLASS), None)
             if d.decorators or base is None:  # generates its own (dataclass, attrs), or the top of the hierarchy
-                return cls.qualname if cls != start else None
+                return cls if cls != start else None
             cls = base
         return None
 
     # names and chains in a scope
 
-    def lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
-        key = (info.path, scope, name)
+    def lookup(self, info: ModuleInfo, scope: str, name: str, depth: int, at: reaching.Pos | None = None) -> Target:
+        """What `name` holds in `scope` at `at` (None: wherever; the bindings that reach the end of its scope)."""
+        sel = info.selection(scope, name, at) if at is not None and (scope, name) in info.choices else None
+        key = (info.path, scope, name, sel)
         if key in self._lookup_memo:
             return self._lookup_memo[key]
         if key in self._busy_lookup:
@@ -496,20 +660,21 @@ class Resolver:
         self._busy_lookup.add(key)
         cuts = self._cuts
         try:
-            result = self._lookup(info, scope, name, depth)
+            result = self._lookup(info, scope, name, depth, sel)
         finally:
             self._busy_lookup.discard(key)
         if self._cuts == cuts and not isinstance(result, Limit):
             self._lookup_memo[key] = result
         return result
 
-    def _lookup(self, info: ModuleInfo, scope: str, name: str, depth: int) -> Target:
-        # Function scopes from the innermost out; class bodies only for their own body.
+    def _lookup(self, info: ModuleInfo, scope: str, name: str, depth: int, sel: Selection) -> Target:
+        # Function scopes from the innermost out; class bodies only for their own body. `sel` picks
+        # the entries of the innermost scope; an enclosing scope's name holds what reaches its end.
         s = scope
         while s:
             entries = info.scope_ns.get(s, {}).get(name)
             if entries:
-                return self._best(info, s, entries, depth)
+                return self._best(info, s, entries, depth, sel if s == scope else info.selection(s, name, None))
             d = info.defs.get(s)
             if d is not None and d.kind is DefKind.CLASS and s == scope:
                 for b in info.class_attrs.get(s, {}).get(name, ()):
@@ -524,6 +689,10 @@ class Resolver:
             else:
                 s = ""
         if name in info.ns:
+            if not scope and sel is not None:  # a use at module level, after some of the module's bindings
+                found = self._best(info, "", info.ns[name], depth + 1, sel)
+                if found is not None:
+                    return found
             return self.module_attr(info.path, name, depth + 1)
         if name in BUILTINS:
             return Ext(f"builtins.{name}")
@@ -531,7 +700,8 @@ class Resolver:
             return self.module_attr(info.path, name, depth + 1)
         return None
 
-    def chain(self, info: ModuleInfo, scope: str, chain: str, depth: int = 0) -> Target:
+    def chain(self, info: ModuleInfo, scope: str, chain: str, depth: int = 0, at: reaching.Pos | None = None) -> Target:
+        """What a name chain (`a.b().c`) reaches, read in `scope` at `at` (None: after the scope's last line)."""
         if not chain:
             return None
         if depth > MAX_DEPTH:
@@ -567,7 +737,7 @@ class Resolver:
                 cls = Sym(info.path, f"{info.module}.{cls_local}", cls_local, DefKind.CLASS)
                 target = Inst(cls) if head == "self" else cls
             else:
-                target = self.lookup(info, scope, head, depth)
+                target = self.lookup(info, scope, head, depth, at)
             if called:
                 target = self.call_result(target, depth)
             rest = parts[1:]
@@ -575,9 +745,10 @@ class Resolver:
             if target is None or isinstance(target, Limit):
                 return target
             attr = part.removesuffix("()")
+            receiver = target
             target = self.attribute(target, attr, depth + 1)
             if part.endswith("()"):
-                target = self.call_result(target, depth + 1)
+                target = self.call_result(target, depth + 1, receiver)
         return target
 
     # a whole file
@@ -588,12 +759,15 @@ class Resolver:
         out = FileResolution(path, module)
         if info is None:
             return out
-        memo: dict[tuple[str, str], Target] = {}
+        memo: dict[tuple[str, str, Selection], Target] = {}
 
-        def resolve(scope: str, chain: str) -> Target:
-            key = (scope, chain)
+        def resolve(scope: str, chain: str, at: reaching.Pos) -> Target:
+            # Memoised by the bindings of its first name that reach `at`, not by `at`: most uses
+            # of a name see the same ones.
+            head = chain.partition(".")[0].removesuffix("()")
+            key = (scope, chain, info.selection(scope, head, at) if (scope, head) in info.choices else None)
             if key not in memo:
-                memo[key] = self.chain(info, scope, chain)
+                memo[key] = self.chain(info, scope, chain, at=at)
             return memo[key]
 
         def full_scope(scope: str) -> str:
@@ -608,69 +782,112 @@ class Resolver:
             holders = [d for d in info.defs.values() if d.kind is DefKind.CLASS and d.line <= line <= d.end_line]
             return max(holders, key=lambda d: d.line).qualname if holders else None
 
-        def depend_on_receiver(scope: str, chain: str) -> None:
+        def depend_on_receiver(scope: str, chain: str, at: reaching.Pos) -> None:
             # An unresolved `a.b().c` depends on the file of its longest resolved prefix, where `c`
             # may appear later: without the edge, that change would not re-resolve this file.
             parts = chain.split(".")
             for i in range(len(parts), 0, -1):
-                t = resolve(scope, ".".join(parts[:i]))
+                t = resolve(scope, ".".join(parts[:i]), at)
                 if t is None:
                     continue
-                where = t.cls.path if isinstance(t, Inst) else t.func.path if isinstance(t, Partial) else getattr(t, "path", None)
-                if where and where != path:
-                    out.uses.setdefault(where, set())
+                for o in options_of(t):
+                    where = o.cls.path if isinstance(o, Inst) else o.func.path if isinstance(o, Partial) else getattr(o, "path", None)
+                    if where and where != path:
+                        out.uses.setdefault(where, set())
                 return
 
         for c in info.facts.calls:
-            t = resolve(c.scope, c.callee)
-            resolution = Resolution.UNRESOLVED
-            target = target_path = init = None
+            t = resolve(c.scope, c.callee, (c.line, c.col))
+            rows = self._call_rows(t)
+            for resolution, sym, init in rows:
+                if sym is not None:
+                    use(sym)
+                elif resolution in (Resolution.UNRESOLVED, Resolution.TOO_DEEP, Resolution.TOO_LONG):
+                    depend_on_receiver(c.scope, c.callee, (c.line, c.col))
+                out.sites.append(
+                    Site("call", full_scope(c.scope), c.callee, c.name, resolution, sym.qualname if sym else None,
+                         sym.path if sym else None, init,
+                         c.line, c.end_line, c.col, c.end_col, c.shape)
+                )
+        for r in info.facts.references:
+            t = resolve(r.scope, r.target, (r.line, r.col))
+            kind = "inherit" if r.kind is RefKind.BASE else "reference"
+            name = r.target.rsplit(".", 1)[-1]
+            options = [o.func if isinstance(o, Partial) else o for o in options_of(t)]
+            # A module-level instance is data, not an interface.
+            syms = [o for o in options if isinstance(o, Sym)]
+            for sym in syms:
+                use(sym)
+                # A base is resolved in the enclosing scope, but the edge belongs to the subclass.
+                scope = subclass_at(r.line) if kind == "inherit" else None
+                resolution = Resolution.EXACT if len(options) == 1 else Resolution.ONE_OF
+                out.sites.append(Site(kind, full_scope(scope or r.scope), r.target, name, resolution, sym.qualname, sym.path,
+                                      None, r.line, r.end_line, r.col, r.end_col))
+            for o in options:
+                if isinstance(o, Mod) and o.path and o.path != path:
+                    out.uses.setdefault(o.path, set())
+            if t is None:
+                depend_on_receiver(r.scope, r.target, (r.line, r.col))
+        for imp in info.facts.imports:
+            out.imports.append(self._import_row(imp, path, out, full_scope))
+        return out
+
+    def _call_rows(self, t: Target) -> list[tuple[Resolution, Sym | None, str | None]]:
+        """The rows of a call that reaches `t`: (resolution, target, the __init__ it runs).
+
+        One row for one target. For a OneOf, a `one-of` row per target, and a row for what
+        every option runs (the __init__ of a base they share) with its own resolution: a
+        change there reaches the call whichever option runs, a change to one option only
+        on some paths.
+        """
+        if not isinstance(t, OneOf):  # one target: most calls
+            resolution = Resolution.EXACT
             if isinstance(t, Partial):
                 t, resolution = t.func, Resolution.PARTIAL
             if isinstance(t, Inst):  # calling an instance runs __call__
                 t = self.member(t.cls, "__call__")
             if isinstance(t, Sym):
-                if resolution is Resolution.UNRESOLVED:
-                    resolution = Resolution.EXACT
-                target, target_path = t.qualname, t.path
-                use(t)
-                if t.kind is DefKind.CLASS:
-                    ctor = self.member(t, "__init__")
-                    if isinstance(ctor, Sym):
-                        init = ctor.qualname
-                    else:
-                        init = self.constructor_class(t)
-            elif isinstance(t, Ext):
-                resolution = Resolution.EXTERNAL
-            else:
-                if isinstance(t, Limit):  # undecided, not unresolved: a check reports it as unknown
-                    resolution = t.resolution
-                depend_on_receiver(c.scope, c.callee)
-            out.sites.append(
-                Site("call", full_scope(c.scope), c.callee, c.name, resolution, target, target_path, init,
-                     c.line, c.end_line, c.col, c.end_col, c.shape)
-            )
-        for r in info.facts.references:
-            t = resolve(r.scope, r.target)
-            if isinstance(t, Partial):
-                t = t.func
-            if isinstance(t, Inst):
-                continue  # a module-level instance is data, not an interface
-            kind = "inherit" if r.kind is RefKind.BASE else "reference"
-            name = r.target.rsplit(".", 1)[-1]
-            if isinstance(t, Sym):
-                use(t)
-                # A base is resolved in the enclosing scope, but the edge belongs to the subclass.
-                scope = subclass_at(r.line) if kind == "inherit" else None
-                out.sites.append(Site(kind, full_scope(scope or r.scope), r.target, name, Resolution.EXACT, t.qualname, t.path,
-                                      None, r.line, r.end_line, r.col, r.end_col))
-            elif isinstance(t, Mod) and t.path and t.path != path:
-                out.uses.setdefault(t.path, set())
-            elif t is None:
-                depend_on_receiver(r.scope, r.target)
-        for imp in info.facts.imports:
-            out.imports.append(self._import_row(imp, path, out, full_scope))
-        return out
+                init = self.constructor(t) if t.kind is DefKind.CLASS else None
+                return [(resolution, t, init.qualname if init is not None else None)]
+            if isinstance(t, Ext):
+                return [(Resolution.EXTERNAL, None, None)]
+            if isinstance(t, Limit):  # undecided, not unresolved: a check reports it as unknown
+                return [(t.resolution, None, None)]
+            if not isinstance(t, OneOf):
+                return [(Resolution.UNRESOLVED, None, None)]
+        found: dict[tuple[Sym, Sym | None], Resolution] = {}
+        others = []  # options followed elsewhere (external) or not to the end (a limit)
+        for o in options_of(t):
+            resolution = Resolution.EXACT
+            if isinstance(o, Partial):
+                o, resolution = o.func, Resolution.PARTIAL
+            if isinstance(o, Inst):  # calling an instance runs __call__
+                o = self.member(o.cls, "__call__")
+            if isinstance(o, Sym):
+                key = (o, self.constructor(o) if o.kind is DefKind.CLASS else None)
+                if found.get(key) is not Resolution.PARTIAL:
+                    found[key] = resolution
+            elif isinstance(o, (Ext, Limit, OneOf)):
+                others.append(o)
+            # anything else (a module, an instance without __call__) cannot be the one that runs
+        if not found:
+            o = others[0] if len(others) == 1 else None
+            resolution = o.resolution if isinstance(o, Limit) else Resolution.EXTERNAL if others else Resolution.UNRESOLVED
+            return [(resolution, None, None)]
+        if len(found) == 1 and not others:
+            ((sym, init), resolution), = found.items()
+            return [(resolution, sym, init.qualname if init else None)]
+        # What every option runs: only when each option is one of ours.
+        runs = [{sym, init} - {None} for sym, init in found]
+        common: set[Sym] = set.intersection(*runs) if not others else set()  # type: ignore[arg-type]
+        rows: list[tuple[Resolution, Sym | None, str | None]] = []
+        partial = Resolution.PARTIAL in found.values()
+        for sym in sorted(common, key=lambda c: c.qualname):
+            rows.append((Resolution.PARTIAL if partial else Resolution.EXACT, sym, None))
+        for sym, init in found:
+            if sym not in common:
+                rows.append((Resolution.ONE_OF, sym, init.qualname if init is not None and init not in common else None))
+        return rows
 
     def _import_row(self, imp: Import, path: str, out: FileResolution, full_scope: Callable[[str], str]) -> ImportRow:
         base = self.absolute(imp, path)
@@ -692,6 +909,20 @@ class Resolver:
                 t = self.module(base, path)  # the edge goes to a.b, not a
         if isinstance(t, Partial):
             t = t.func
+        if isinstance(t, OneOf):  # the module binds the name to one of several things
+            where: str | None = None
+            for o in t.options:
+                o = o.func if isinstance(o, Partial) else o
+                if isinstance(o, Sym):
+                    out.uses.setdefault(o.path, set()).add(o.qualname) if o.path != path else None
+                    out.sites.append(Site("import", full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.ONE_OF,
+                                          o.qualname, o.path, None, imp.line, imp.end_line))
+                if isinstance(o, (Sym, Mod)) and o.path and o.path != path:
+                    out.uses.setdefault(o.path, set())
+                    where = where or o.path
+            mod = self.module(base, path) if imp.name is not None else None
+            where = mod.path if isinstance(mod, Mod) and mod.path else where
+            return ImportRow(imp.line, base, imp.name, "internal", where, imp.scope, imp.type_checking)
         if isinstance(t, (Inst, Data)):  # a module-level value (`settings`): depend on its module
             t = self.module(base, path) if imp.name is not None else None
         if isinstance(t, Sym):
@@ -749,9 +980,57 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     for b in facts.bindings:
         if not b.scope or b.scope in classes or b.target.startswith(("self.", "cls.")):
             add(b.target if not b.scope else b.scope.split(".", 1)[0], (b.scope, b.target, b.kind.value, b.value))
+    # Which of a name's bindings reach the end of the module depends on their order and on the
+    # if/try/loop arms around them; a function's `global name` rebinding can happen at any time.
+    if _has_flow(facts):  # most files bind each module name once, outside any if/try/loop: nothing to add
+        info = ModuleInfo("", "", facts)
+        for name, entries in info.ns.items():
+            if len(entries) > 1 or entries[0].rebind or info.arms().path(entries[0].start, 0):
+                add(name, ("flow", _flow_shape(info, entries)))
     if facts.all_names is not None:
         add(EVERY_NAME, ("__all__", facts.all_names))
     return {name: hashlib.blake2b(repr(items).encode(), digest_size=8).hexdigest() for name, items in parts.items()}
+
+
+def _has_flow(facts: FileFacts) -> bool:
+    """Does the file bind a module-level name twice, from a function (`global`), or in an arm at module level?"""
+    if facts.globals:
+        return True
+    names = [d.qualname for d in facts.definitions if "." not in d.qualname]
+    names += [i.bound_name for i in facts.imports if not i.scope and i.name != "*"]
+    names += [b.target for b in facts.bindings if not b.scope and "." not in b.target]
+    if len(set(names)) < len(names):
+        return True
+    # An arm outside every top-level definition is at module level.
+    tops = sorted((d.line, d.end_line) for d in facts.definitions if "." not in d.qualname)
+    starts = [t[0] for t in tops]
+    for a in facts.arms:
+        if a.parent == -1:
+            i = bisect.bisect_left(starts, a.line) - 1
+            if i < 0 or tops[i][1] < a.line:
+                return True
+    return False
+
+
+def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
+    """The entries of a module-level name in order, each with the arms around it, told apart by
+    statement and arm rank rather than by line: moving code down a file changes nothing."""
+    arms = info.arms()
+    stmts: dict[int, int] = {}
+    shape: list[object] = []
+    for e in sorted(entries, key=lambda e: (e.rebind, e.start)):
+        p = e.payload
+        if isinstance(p, Import) and e.rebind:
+            shape.append(("global", p.scope, p.module, p.level, p.name, p.alias))
+            continue
+        if isinstance(p, Binding) and e.rebind:
+            shape.append(("global", p.scope, p.kind.value, p.value))
+            continue
+        path = arms.path(e.start, 0)
+        shape.append((e.kind, tuple(
+            (stmts.setdefault(arms.arms[a].stmt, len(stmts)), arms.by_stmt[arms.arms[a].stmt].index(a),
+             arms.arms[a].kind.value, arms.arms[a].exhaustive) for a in path)))
+    return shape
 
 
 def changed_names(old: dict[str, str], new: dict[str, str]) -> set[str]:

@@ -1,8 +1,10 @@
 """Format versions: bump one and what was stored under the old one is rebuilt."""
 
-#: The shape of FileFacts (and what the parser extracts; 5: declared encodings, depth bounds, exact comment blanking): cached facts of another version are re-parsed.
-FACTS_VERSION = 5
-#: The graph database's tables and what resolution stores in them (7: too-deep and too-long resolutions, indexed by name).
-SCHEMA_VERSION = 7
+#: The shape of FileFacts (and what the parser extracts; 5: declared encodings, depth bounds, exact comment blanking;
+#: 6: where bindings start and end, the arms of compound statements, `global` names): cached facts of another version are re-parsed.
+FACTS_VERSION = 6
+#: The graph database's tables and what resolution stores in them (7: too-deep and too-long resolutions, indexed by name;
+#: 8: one-of resolutions, a row per target a name can hold at a call).
+SCHEMA_VERSION = 8
 #: The blob cache's table (2: facts as bytes with a checksum).
 BLOB_VERSION = 2

@@ -16,12 +16,15 @@ from typing import Any
 
 from graphguard.languages import MAX_BYTES, encoding, treesitter
 from graphguard.model import (
+    Arm,
+    ArmKind,
     Binding,
     BindKind,
     CallSite,
     Definition,
     DefKind,
     FileFacts,
+    Global,
     Import,
     Reference,
     RefKind,
@@ -74,7 +77,22 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("augassign", "(augmented_assignment left: (identifier) @left right: (_) @right)"),
     ("with", "(with_item value: (as_pattern (call function: (_) @callee) alias: (as_pattern_target (identifier) @target)))"),
     ("param", "(function_definition parameters: (parameters [(typed_parameter (identifier) @name type: (type) @type) (typed_default_parameter name: (identifier) @name type: (type) @type)]) body: (block) @body)"),
+    # The arms of compound statements: which assignments reach a line (resolve.py, reaching.py).
+    ("arm.branch", "(if_statement consequence: (block) @arm) @stmt"),
+    ("arm.branch", "(if_statement alternative: (elif_clause consequence: (block) @arm)) @stmt"),
+    ("arm.else", "(if_statement alternative: (else_clause body: (block) @arm)) @stmt"),
+    ("arm.branch", "(match_statement body: (block (case_clause consequence: (block) @arm))) @stmt"),
+    ("arm.loop", "[(for_statement body: (block) @arm) (while_statement body: (block) @arm)] @stmt"),
+    ("arm.loop_else", "[(for_statement alternative: (else_clause body: (block) @arm)) (while_statement alternative: (else_clause body: (block) @arm))] @stmt"),
+    ("arm.try", "(try_statement body: (block) @arm) @stmt"),
+    ("arm.handler", "[(try_statement (except_clause (block) @arm)) (try_statement (else_clause body: (block) @arm))] @stmt"),
+    ("global", "(global_statement (identifier) @name) @global"),
 )
+#: Arm patterns by key; "else" is a branch that makes its `if` exhaustive.
+_ARM_KINDS = {
+    "arm.branch": ArmKind.BRANCH, "arm.else": ArmKind.BRANCH, "arm.loop": ArmKind.LOOP,
+    "arm.loop_else": ArmKind.LOOP_ELSE, "arm.try": ArmKind.TRY, "arm.handler": ArmKind.HANDLER,
+}
 QUERY = "\n".join(p for _, p in PATTERNS)
 
 
@@ -280,7 +298,35 @@ class _Extractor:
         calls = tuple(self._calls(scopes))
         imported_names = {i.bound_name for i in imports}
         references = tuple(self._references(scopes, local_names, imported_names, callee_spans, value_nodes))
-        return FileFacts(tuple(defs), imports, calls, references, bindings, self.all_names, self.warnings)
+        globals_ = tuple(Global(scopes.at(m["global"].start_byte), _text(m["name"])) for m in self.m["global"])
+        return FileFacts(tuple(defs), imports, calls, references, bindings, self.all_names, self.warnings,
+                         arms=self._arms(), globals=globals_)
+
+    # -- arms of compound statements -----------------------------------------------
+
+    def _arms(self) -> tuple[Arm, ...]:
+        found: list[tuple[Any, Any, ArmKind]] = []  # (block, statement, kind)
+        exhaustive: set[int] = set()
+        type_checking = {m["block"].start_byte for m in self.m["tc"] if m["cond"].text in _TYPE_CHECKING}
+        for key, kind in _ARM_KINDS.items():
+            for m in self.m[key]:
+                tc = kind is ArmKind.BRANCH and m["arm"].start_byte in type_checking
+                found.append((m["arm"], m["stmt"], ArmKind.TYPE_CHECKING if tc else kind))
+                if key == "arm.else":
+                    exhaustive.add(m["stmt"].start_byte)
+        found.sort(key=lambda f: f[0].start_byte)
+        stmts: dict[int, int] = {}
+        arms: list[Arm] = []
+        open_: list[tuple[int, int]] = []  # (end_byte, index) of the arms around the current one
+        for block, stmt, kind in found:
+            while open_ and open_[-1][0] <= block.start_byte:
+                open_.pop()
+            sp, ep = block.start_point, block.end_point
+            at = stmt.start_byte
+            arms.append(Arm(sp[0] + 1, sp[1], ep[0] + 1, ep[1], open_[-1][1] if open_ else -1,
+                            stmts.setdefault(at, len(stmts)), kind, at in exhaustive))
+            open_.append((block.end_byte, len(arms) - 1))
+        return tuple(arms)
 
     # -- definitions ---------------------------------------------------------------
 
@@ -339,6 +385,7 @@ class _Extractor:
                     bases=bases,
                     returns=returns,
                     is_async=not is_class and node.children[0].type == "async",
+                    col=node.start_point[1],
                 )
             )
             stack.append((node.end_byte, qualname, kind))
@@ -351,13 +398,13 @@ class _Extractor:
         tc_ranges = [(m["block"].start_byte, m["block"].end_byte) for m in self.m["tc"] if m["cond"].text in _TYPE_CHECKING]
         for m in self.m["import"]:
             node = m["import"]
-            line, end_line = node.start_point[0] + 1, node.end_point[0] + 1
+            line, end_line, col = node.start_point[0] + 1, node.end_point[0] + 1, node.start_point[1]
             scope = scopes.at(node.start_byte)
             tc = any(s <= node.start_byte < e for s, e in tc_ranges)
             if node.type == "import_statement":
                 for item in node.children_by_field_name("name"):
                     module, alias = _dotted_and_alias(item)
-                    yield Import(module, 0, None, alias, line, end_line, scope, tc)
+                    yield Import(module, 0, None, alias, line, end_line, scope, tc, col)
                 continue
             mod_node = node.child_by_field_name("module_name")
             if mod_node is None:
@@ -374,11 +421,11 @@ class _Extractor:
                 module = _text(mod_node)
             module = "".join(module.split())
             if any(ch.type == "wildcard_import" for ch in node.named_children):
-                yield Import(module, level, "*", None, line, end_line, scope, tc)
+                yield Import(module, level, "*", None, line, end_line, scope, tc, col)
                 continue
             for item in node.children_by_field_name("name"):
                 name, alias = _dotted_and_alias(item)
-                yield Import(module, level, name, alias, line, end_line, scope, tc)
+                yield Import(module, level, name, alias, line, end_line, scope, tc, col)
 
     # -- calls ---------------------------------------------------------------------
 
@@ -460,11 +507,13 @@ class _Extractor:
         for m in self.m["assign"]:
             node = m["assign"]
             left = node.child_by_field_name("left")
+            sp, ep = node.start_point, node.end_point
+            where = (sp[0] + 1, sp[1], ep[0] + 1, ep[1])
             if left.type in ("pattern_list", "tuple_pattern", "list_pattern"):
                 scope = scopes.at(node.start_byte)
                 for item in left.named_children:
                     if item.type == "identifier":
-                        yield Binding(scope, _text(item), BindKind.VALUE, "", item.start_point[0] + 1)
+                        yield Binding(scope, _text(item), BindKind.VALUE, "", *where)
                 continue
             if left.type not in ("identifier", "attribute"):
                 continue
@@ -478,31 +527,17 @@ class _Extractor:
                 right = right.child_by_field_name("right")
             ann = node.child_by_field_name("type")
             scope = scopes.at(node.start_byte)
-            line = node.start_point[0] + 1
             if target == "__all__" and scope == "" and right is not None:
                 self.all_names = _string_list(right, None)
             if ann is not None:
-                yield Binding(scope, target, BindKind.ANNOTATION, _text(ann), line)
+                yield Binding(scope, target, BindKind.ANNOTATION, _text(ann), *where)
             if right is None:
                 continue
-            if right.type == "call":
-                callee = chain(right.child_by_field_name("function"))
-                args = right.child_by_field_name("arguments")
-                if callee in _PARTIAL and args is not None and args.named_child_count:
-                    first = args.named_children[0]
-                    if first.type in ("identifier", "attribute"):
-                        yield Binding(scope, target, BindKind.PARTIAL, chain(first), line)
-                        continue
-                yield Binding(scope, target, BindKind.CALL, callee, line)
-            elif right.type in ("identifier", "attribute"):
-                value = chain(right)
-                if value.split(".", 1)[0] in local_names:
-                    yield Binding(scope, target, BindKind.ALIAS, value, line)
-                else:
-                    yield Binding(scope, target, BindKind.VALUE, "", line)
-                value_nodes.append(right)
-            elif ann is None:
-                yield Binding(scope, target, BindKind.VALUE, "", line)
+            # `x = A if c else B`: each value is an alternative, bound at the same place.
+            for value in _alternatives(right):
+                b = self._value_binding(scope, target, value, local_names, value_nodes, where, annotated=ann is not None)
+                if b is not None:
+                    yield b
         for m in self.m["augassign"]:
             if m["left"].text == b"__all__" and scopes.at(m["left"].start_byte) == "":
                 extra = _string_list(m["right"], None)
@@ -510,10 +545,51 @@ class _Extractor:
                 self.all_names = (self.all_names or ()) + extra if extra is not None else None
         for m in self.m["with"]:
             target = m["target"]
-            yield Binding(scopes.at(target.start_byte), _text(target), BindKind.WITH, chain(m["callee"]), target.start_point[0] + 1)
+            sp, ep = m["callee"].start_point, target.end_point
+            yield Binding(scopes.at(target.start_byte), _text(target), BindKind.WITH, chain(m["callee"]), sp[0] + 1,
+                          sp[1], ep[0] + 1, ep[1])
         for m in self.m["param"]:
             # A parameter belongs to its function's body scope, not the enclosing one.
-            yield Binding(scopes.at(m["body"].start_byte), _text(m["name"]), BindKind.ANNOTATION, _text(m["type"]), m["name"].start_point[0] + 1)
+            name = m["name"]
+            sp, ep = name.start_point, name.end_point
+            yield Binding(scopes.at(m["body"].start_byte), _text(name), BindKind.ANNOTATION, _text(m["type"]), sp[0] + 1,
+                          sp[1], ep[0] + 1, ep[1])
+
+    def _value_binding(
+        self, scope: str, target: str, right: Any, local_names: set[str], value_nodes: list[Any],
+        where: tuple[int, int, int, int], *, annotated: bool,
+    ) -> Binding | None:
+        """What `target = right` binds, when the value is one we can follow (a call, a name)."""
+        if right.type == "call":
+            callee = chain(right.child_by_field_name("function"))
+            args = right.child_by_field_name("arguments")
+            if callee in _PARTIAL and args is not None and args.named_child_count:
+                first = args.named_children[0]
+                if first.type in ("identifier", "attribute"):
+                    return Binding(scope, target, BindKind.PARTIAL, chain(first), *where)
+            return Binding(scope, target, BindKind.CALL, callee, *where)
+        if right.type in ("identifier", "attribute"):
+            value = chain(right)
+            value_nodes.append(right)
+            if value.split(".", 1)[0] in local_names:
+                return Binding(scope, target, BindKind.ALIAS, value, *where)
+            return Binding(scope, target, BindKind.VALUE, "", *where)
+        return None if annotated else Binding(scope, target, BindKind.VALUE, "", *where)
+
+
+def _alternatives(node: Any) -> list[Any]:
+    """The values an expression can have: both sides of `a if c else b` (nested ones too), else itself."""
+    out: list[Any] = []
+    stack = [node]
+    while stack and len(out) < 16:
+        n = stack.pop()
+        while n.type == "parenthesized_expression" and n.named_child_count == 1:
+            n = n.named_children[0]
+        if n.type == "conditional_expression" and n.named_child_count == 3:
+            stack += [n.named_children[2], n.named_children[0]]  # popped in source order
+        else:
+            out.append(n)
+    return out
 
 
 def _dotted_and_alias(item: Any) -> tuple[str, str | None]:
