@@ -60,18 +60,20 @@ def once(gathered: list[list[Found]]) -> list[list[Found]]:
     """Each site under one change only, whatever number of changed definitions it reached.
 
     `Sub(...)` reaches the class `Sub` (whose constructor changed with its base's) and the
-    base's `__init__`: it is reported once, where it is direct (not through a constructor run
-    by instantiation), else under the first change that found it. A site is its place and
+    base's `__init__`: it is reported once, where it is sure (a `one-of` or by-name row only
+    when no exact one reached it: `field_class(...)` is one of two subclasses, but surely
+    runs their shared base's `__init__`), then where it is direct (not through a constructor
+    run by instantiation), else under the first change that found it. A site is its place and
     what is written there: the names of one import statement share a place.
     """
-    owner: dict[_Site, tuple[bool, int]] = {}
+    owner: dict[_Site, tuple[bool, bool, int]] = {}
     for i, found in enumerate(gathered):
         for f in found:
-            rank = (f.via.value == "init", i)
+            rank = (f.resolution not in (Resolution.EXACT, Resolution.PARTIAL), f.via.value == "init", i)
             key = _site(f)
             if key not in owner or rank < owner[key]:
                 owner[key] = rank
-    return [[f for f in found if owner[_site(f)][1] == i] for i, found in enumerate(gathered)]
+    return [[f for f in found if owner[_site(f)][2] == i] for i, found in enumerate(gathered)]
 
 
 def _site(f: Found) -> _Site:
