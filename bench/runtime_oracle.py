@@ -59,7 +59,7 @@ CACHE = os.path.join(HERE, ".cache")
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-import mutation_bench as mb  # noqa: E402  (bench/ is not a package)
+import mutation_bench as mb  # bench/ is not a package: found through sys.path above
 
 GG = [sys.executable, "-m", "graphguard"]
 ENV = os.path.join(CACHE, "rt-env")

@@ -28,7 +28,7 @@ from graphguard.config import Config
 from graphguard.graph import BUILTIN_METHODS, CodeGraph
 from graphguard.result import CallerImpact, Status, TestHit
 
-#: Entries in one change's list; beyond it whole files, then a cut (counted in `TestSelection.omitted`).
+#: Entries in one change's list; beyond it whole files, then a cut (counted in `Selection.omitted`).
 MAX_TESTS = 60
 #: Call edges walked up from a caller; a test farther than this is not named.
 MAX_DEPTH = 8
@@ -39,7 +39,7 @@ MAX_IMPORT_HOPS = 6
 
 
 @dataclass(frozen=True)
-class TestSelection:
+class Selection:
     hits: tuple[TestHit, ...]
     omitted: int = 0  # tests (or files) reached but left out by the cap
 
@@ -78,7 +78,7 @@ def is_test_module(path: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-def test_function(local: str) -> str | None:
+def enclosing_test(local: str) -> str | None:
     """The collected test a local qualname is, or lies in (`f.<locals>.g` lies in `f`); None when none."""
     outer = local.split(".<locals>.", 1)[0]
     parts = outer.split(".")
@@ -97,8 +97,7 @@ def node_id(path: str, local: str | None) -> str:
 def parameter_names(signature: str) -> tuple[str, ...]:
     """The parameter names of a stored signature text (`def f(a, b=1, *c, d, **e) -> X`); () when it does not parse."""
     text = signature.strip()
-    if text.startswith("async "):
-        text = text[len("async "):]
+    text = text.removeprefix("async ")
     try:
         tree = ast.parse(text + ": pass")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -111,7 +110,7 @@ def parameter_names(signature: str) -> tuple[str, ...]:
 
 
 def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpact], changed_symbol: str,
-                 *, changed_path: str | None = None, limit: int = MAX_TESTS) -> TestSelection:
+                 *, changed_path: str | None = None, limit: int = MAX_TESTS) -> Selection:
     """The tests that reach `changed_symbol` through its callers, nearest first, at most `limit` entries."""
     walk = _Walk(graph, config)
     walk.classes = {q for (q,) in graph.db.execute("SELECT qualname FROM symbols WHERE kind = 'class'")}
@@ -121,10 +120,15 @@ def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpac
     for c in callers:
         if config.is_generated(c.path) and not config.is_test(c.path):
             continue
-        node = _Node(c.path, c.caller)
-        # An import of a removed name, or a broken base class, fails when the module is imported.
-        at_import = c.status is Status.BROKEN and c.kind in ("import", "inherit")
-        frontier.append((node, at_import))
+        # An import of a removed name, or a broken base class, fails when the module is imported;
+        # one that still works runs nothing: a subclass runs the change when it is instantiated.
+        broken = c.status is Status.BROKEN
+        if c.kind == "import" and not broken:
+            continue
+        if c.kind == "inherit" and not broken:
+            frontier.append((_Node(c.path, c.caller + ".__init__"), False))
+            continue
+        frontier.append((_Node(c.path, c.caller), broken and c.kind in ("import", "inherit")))
     _bfs(walk, frontier)
     return _ranked(walk, limit)
 
@@ -144,7 +148,7 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
             if at_import or node.qualname == walk.module(node.path) or node.qualname in walk.classes and ".<locals>." not in local:
                 _import_time(walk, node.path, distance)
                 continue
-            test = test_function(local) if is_test_module(node.path) else None
+            test = enclosing_test(local) if is_test_module(node.path) else None
             if test is not None:
                 key = (node.path, test)
                 walk.test_hits[key] = min(walk.test_hits.get(key, distance), distance)
@@ -257,7 +261,7 @@ def _import_time(walk: _Walk, path: str, distance: int) -> None:
             break
 
 
-def _ranked(walk: _Walk, limit: int) -> TestSelection:
+def _ranked(walk: _Walk, limit: int) -> Selection:
     lines = _def_lines(walk, {p for p, _ in walk.test_hits})
     files = dict(walk.file_hits)
     tests = {k: d for k, d in walk.test_hits.items() if k[0] not in files}
@@ -273,7 +277,7 @@ def _ranked(walk: _Walk, limit: int) -> TestSelection:
     hits = [TestHit(p, 1, d <= 1, name=node_id(p, None), distance=d) for p, d in files.items()]
     hits += [TestHit(p, lines.get((p, t), 1), d <= 1, name=node_id(p, t), distance=d) for (p, t), d in tests.items()]
     hits.sort(key=lambda h: (h.distance, h.path, h.line, h.name or ""))
-    return TestSelection(tuple(hits[:limit]), max(0, len(hits) - limit))
+    return Selection(tuple(hits[:limit]), max(0, len(hits) - limit))
 
 
 def _def_lines(walk: _Walk, paths: set[str]) -> dict[tuple[str, str], int]:
