@@ -40,13 +40,16 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
         if not ch.callers:
             lines.append(c("dim", "  no callers in the repository"))
         if ch.tests:
-            direct = [t.path for t in ch.tests if t.direct]
-            through = [t.path for t in ch.tests if not t.direct]
+            # One word per test file: JSON names each test (tests[].name).
+            direct = list(dict.fromkeys(t.path for t in ch.tests if t.direct))
+            through = [p for p in dict.fromkeys(t.path for t in ch.tests if not t.direct) if p not in direct]
             if direct:
                 lines.append("  tests that use it: " + " ".join(direct))
             if through:
                 shown = " ".join(through[:MAX_LISTED]) + (f" (+{len(through) - MAX_LISTED} more: --format json lists all)" if len(through) > MAX_LISTED else "")
                 lines.append(f"  tests through its callers: {shown}")
+            if ch.tests_omitted:
+                lines.append(f"  (+{ch.tests_omitted} more tests reach it: the list was cut to stay short)")
         lines.append("")
     for w in result.warnings:
         lines.append(c("yellow", f"warning: {w.path}: {w.message}"))
