@@ -13,18 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphguard.model import CallShape
 from graphguard.result import Status
 from graphguard.signature import Param, ParamKind, Signature
 
-
-@dataclass(frozen=True)
-class CallShape:
-    n_positional: int  # positional arguments written at the call, without *args
-    keywords: tuple[str, ...]  # keyword names written, without **kwargs
-    has_star: bool  # *args present
-    has_starstar: bool  # **kwargs present
-
-
+__all__ = ["FORWARDING", "Binding", "CallShape", "Status", "bind"]
 
 
 @dataclass(frozen=True)

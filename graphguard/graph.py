@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from graphguard.model import Resolution
+from graphguard.model import NO_CALL, CallShape, Resolution, UseKind
 
 
 @dataclass(frozen=True)
@@ -22,13 +22,10 @@ class Use:
     end_line: int
     col: int
     caller: str  # enclosing definition (or module)
-    kind: str  # call | reference | inherit | import
+    kind: UseKind
     text: str  # as written
-    resolution: str  # exact | partial | by-name | candidate
-    n_positional: int = 0
-    keywords: tuple[str, ...] = ()
-    has_star: bool = False
-    has_starstar: bool = False
+    resolution: Resolution  # exact | partial | by-name | by-name-weak | candidate ...
+    shape: CallShape = NO_CALL
     via_init: bool = False  # an instantiation that runs this __init__
 
 
@@ -98,7 +95,7 @@ class CodeGraph:
         roots = self._hierarchies()
         return len({roots.get(c, c) for c in classes}) == 1
 
-    def by_name_resolution(self, method: str) -> str:
+    def by_name_resolution(self, method: str) -> Resolution:
         """How far an unknown receiver's `x.name()` can be pinned on `method`.
 
         "by-name" when only its class defines the name; "by-name-weak" when overrides in
@@ -108,9 +105,9 @@ class CodeGraph:
         """
         name = method.rsplit(".", 1)[-1]
         if not self.unique_hierarchy(method):
-            return "candidate"
+            return Resolution.CANDIDATE
         classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
-        return Resolution.BY_NAME.value if len(classes) == 1 and name not in BUILTIN_METHODS else "by-name-weak"
+        return Resolution.BY_NAME if len(classes) == 1 and name not in BUILTIN_METHODS else Resolution.BY_NAME_WEAK
 
     def uses_of(self, qualname: str, *, candidates: bool = True) -> list[Use]:
         """Every call site and reference of `qualname`, resolved ones first, then by name."""
@@ -149,8 +146,8 @@ class CodeGraph:
     @staticmethod
     def _use(r: tuple) -> Use:  # type: ignore[type-arg]
         path, line, end_line, col, scope, kind, text, resolution, n_pos, kws, star, starstar, via_init = r
-        return Use(path, line, end_line, col, scope, kind, text, resolution, n_pos, tuple(k for k in kws.split(",") if k),
-                   bool(star), bool(starstar), bool(via_init))
+        return Use(path, line, end_line, col, scope, UseKind(kind), text, Resolution(resolution),
+                   CallShape.from_row(n_pos, kws, star, starstar), bool(via_init))
 
     def importers_of(self, path: str) -> list[tuple[str, int]]:
         return list(

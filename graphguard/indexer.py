@@ -542,7 +542,7 @@ class Indexer:
             fid = ids[r.path]
             site_rows.extend(
                 (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-                 s.col, s.end_col, s.n_positional, ",".join(s.keywords), int(s.has_star), int(s.has_starstar))
+                 s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
                 for s in r.sites
             )
             import_rows.extend(

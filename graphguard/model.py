@@ -20,6 +20,22 @@ from typing import NamedTuple
 from graphguard.versions import FACTS_VERSION
 
 
+class WireEnum(str, enum.Enum):
+    """An enum whose values are the wire strings of the contract (JSON, SQLite rows).
+
+    A member equals, and hashes as, its value: records built from a stored row or by an
+    older caller with the plain string compare the same, and `str()`/f-strings give the value.
+    """
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
 class DefKind(enum.Enum):
     FUNCTION = "function"
     METHOD = "method"
@@ -52,7 +68,7 @@ class EdgeKind(enum.Enum):
     TEST_OF = "test-of"
 
 
-class Resolution(enum.Enum):
+class Resolution(WireEnum):
     """How a call site or reference found its target."""
 
     EXACT = "exact"        # followed names, imports, aliases, receiver types
@@ -62,6 +78,41 @@ class Resolution(enum.Enum):
     UNRESOLVED = "unresolved"
     TOO_DEEP = "too-deep"  # a limit stopped it: inheritance deeper than resolve.MAX_INHERITANCE
     TOO_LONG = "too-long"  # a limit stopped it: more than resolve.MAX_DEPTH names, imports, aliases
+    # Decided at query time for a method call on an untyped receiver (graph.by_name_resolution), never stored:
+    BY_NAME_WEAK = "by-name-weak"  # overrides in the hierarchy, or builtin types, define the name too
+    CANDIDATE = "candidate"        # several hierarchies define the name: not reported as a use
+
+    @property
+    def limited(self) -> bool:
+        """A limit stopped the resolution: the site may or may not reach a given target."""
+        return self in (Resolution.TOO_DEEP, Resolution.TOO_LONG)
+
+
+class UseKind(WireEnum):
+    """What a use of a name does with it (a site's kind in the graph)."""
+
+    CALL = "call"
+    IMPORT = "import"
+    REFERENCE = "reference"
+    INHERIT = "inherit"
+
+
+class CallShape(NamedTuple):
+    """A call as written, as far as argument binding cares (binding.bind)."""
+
+    n_positional: int = 0  # positional arguments written at the call, without *args
+    keywords: tuple[str, ...] = ()  # keyword names written, without **kwargs
+    has_star: bool = False  # *args present
+    has_starstar: bool = False  # **kwargs present
+
+    @classmethod
+    def from_row(cls, n_positional: int, keywords: str, has_star: object, has_starstar: object) -> CallShape:
+        """From the sites table's columns (keywords comma-joined)."""
+        return cls(n_positional, tuple(k for k in keywords.split(",") if k), bool(has_star), bool(has_starstar))
+
+
+#: The shape of a use that is no call (an import, a reference).
+NO_CALL = CallShape()
 
 
 class Definition(NamedTuple):
@@ -113,6 +164,11 @@ class CallSite(NamedTuple):
     @property
     def name(self) -> str:
         return self.callee.rsplit(".", 1)[-1].removesuffix("()")
+
+    @property
+    def shape(self) -> CallShape:
+        # Stored flat: a repository has hundreds of thousands of call sites.
+        return CallShape(self.n_positional, self.keywords, self.has_star, self.has_starstar)
 
 
 class Reference(NamedTuple):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from graphguard.model import Binding, BindKind, Definition, DefKind, FileFacts, Import, RefKind, Resolution
+from graphguard.model import NO_CALL, Binding, BindKind, CallShape, Definition, DefKind, FileFacts, Import, RefKind, Resolution
 from graphguard.modules import STDLIB, ModuleMap
 
 BUILTINS = frozenset(dir(builtins))
@@ -104,10 +104,7 @@ class Site(NamedTuple):
     end_line: int
     col: int = 0
     end_col: int = 0
-    n_positional: int = 0
-    keywords: tuple[str, ...] = ()
-    has_star: bool = False
-    has_starstar: bool = False
+    shape: CallShape = NO_CALL
 
 
 @dataclass(frozen=True)
@@ -651,7 +648,7 @@ class Resolver:
                 depend_on_receiver(c.scope, c.callee)
             out.sites.append(
                 Site("call", full_scope(c.scope), c.callee, c.name, resolution, target, target_path, init,
-                     c.line, c.end_line, c.col, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar)
+                     c.line, c.end_line, c.col, c.end_col, c.shape)
             )
         for r in info.facts.references:
             t = resolve(r.scope, r.target)

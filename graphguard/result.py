@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from graphguard.model import Resolution, UseKind, WireEnum
+
 #: Change codes that never break a caller on their own.
 INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
 #: Every change code sigdiff yields, by name (a code is "name" or "name:detail").
@@ -15,7 +17,7 @@ CODES = INFORMATIONAL + (
 )
 
 
-class ChangeKind(enum.Enum):
+class ChangeKind(WireEnum):
     """What happened to a definition (`SymbolImpact.change`); also a code of its own ("removed", "moved:x")."""
 
     REMOVED = "removed"
@@ -40,6 +42,11 @@ class Status(enum.Enum):
     UNKNOWN = "unknown"
 
 
+class Verdict(WireEnum):
+    BLOCK = "block"
+    PASS = "pass"
+
+
 @dataclass(frozen=True)
 class CallerImpact:
     path: str
@@ -48,8 +55,13 @@ class CallerImpact:
     caller: str
     status: Status
     reason: str
-    kind: str = "call"  # call | import | reference | inherit
-    resolution: str = "exact"
+    kind: UseKind = UseKind.CALL
+    resolution: Resolution = Resolution.EXACT
+
+    def __post_init__(self) -> None:
+        # A record built from the wire strings (an older caller, a test) holds the enums all the same.
+        object.__setattr__(self, "kind", UseKind(self.kind))
+        object.__setattr__(self, "resolution", Resolution(self.resolution))
 
 
 @dataclass(frozen=True)
@@ -66,7 +78,7 @@ class SymbolImpact:
     symbol: str
     path: str
     line: int
-    change: str  # removed | renamed | signature | moved
+    change: ChangeKind
     breaking: tuple[str, ...]
     before: str | None
     after: str | None
@@ -75,6 +87,9 @@ class SymbolImpact:
     tests_omitted: int = 0  # tests reached but left out of `tests` by the cap (nearest kept)
     ignored: tuple[str, ...] = ()  # codes accepted by an inline `# graphguard: ignore[...]` ("*": all)
     public: bool = False  # in a public-API package: callers outside the repository break too
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "change", ChangeKind(self.change))
 
     @property
     def broken(self) -> list[CallerImpact]:
@@ -94,7 +109,7 @@ class SymbolImpact:
 
     @property
     def fully_accepted(self) -> bool:
-        codes = self.breaking_codes or [self.change]
+        codes = self.breaking_codes or [self.change.value]
         return bool(self.ignored) and all(self.accepted(c) for c in codes)
 
 
@@ -126,9 +141,9 @@ class CheckResult:
             return True
         if change.public and change.breaking_codes:
             return True  # its callers outside the repository break
-        own = [change.change, *change.breaking]
+        own = [change.change.value, *change.breaking]
         return any(code in self.block_on or code.split(":", 1)[0] in self.block_on for code in own if not change.accepted(code))
 
     @property
-    def verdict(self) -> str:
-        return "block" if any(self.blocks(c) for c in self.changes) else "pass"
+    def verdict(self) -> Verdict:
+        return Verdict.BLOCK if any(self.blocks(c) for c in self.changes) else Verdict.PASS

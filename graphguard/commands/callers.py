@@ -7,6 +7,7 @@ import json
 from graphguard import output
 from graphguard.errors import GraphguardError
 from graphguard.graph import CodeGraph
+from graphguard.model import Resolution
 from graphguard.repo import ensure_current, open_repo
 
 
@@ -25,17 +26,17 @@ def callers(repo_path: str, symbol: str, *, fmt: str = "text") -> int:
             "schema": "graphguard.callers/1",
             "symbol": sym.qualname, "path": sym.path, "line": sym.line, "signature": sym.signature,
             "callers": [
-                {"path": u.path, "line": u.line, "end_line": u.end_line, "caller": u.caller, "kind": u.kind,
-                 "resolution": u.resolution, "text": u.text}
+                {"path": u.path, "line": u.line, "end_line": u.end_line, "caller": u.caller, "kind": u.kind.value,
+                 "resolution": u.resolution.value, "text": u.text}
                 for u in uses
             ],
         }, indent=2))
         return 0
     lines = [f"{sym.qualname}  {sym.path}:{sym.line}  {sym.signature}"]
     for u in uses:
-        how = "" if u.resolution in ("exact",) else f"  [{u.resolution}]"
-        lines.append(f"  {u.path}:{u.line}: {u.kind} {u.text}  in {u.caller}{how}")
-    exact = sum(u.resolution in ("exact", "partial") for u in uses)
+        how = "" if u.resolution is Resolution.EXACT else f"  [{u.resolution.value}]"
+        lines.append(f"  {u.path}:{u.line}: {u.kind.value} {u.text}  in {u.caller}{how}")
+    exact = sum(u.resolution in (Resolution.EXACT, Resolution.PARTIAL) for u in uses)
     lines.append(f"{len(uses)} uses: {exact} resolved, {len(uses) - exact} by name only")
     output.write("\n".join(lines))
     return 0

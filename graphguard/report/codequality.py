@@ -33,7 +33,7 @@ def fingerprint(check: str, path: str, symbol: str, caller: str = "", ordinal: i
 
 
 def _changed(ch: SymbolImpact) -> str:
-    return f"{ch.change}" + (f": {', '.join(ch.breaking)}" if ch.breaking else "")
+    return f"{ch.change.value}" + (f": {', '.join(ch.breaking)}" if ch.breaking else "")
 
 
 

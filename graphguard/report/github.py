@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from graphguard.errors import GraphguardError
 from graphguard.report import markdown
-from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact
+from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
 
 MAX_ANNOTATIONS = 10
 STEP_SUMMARY_LIMIT = 1024 * 1024  # bytes per step
@@ -50,7 +50,7 @@ def _annotation(result: CheckResult, k: CallerImpact, ch: SymbolImpact) -> str:
     error = result.blocks(ch) and (broken or result.fail_on_unknown)
     title = f"graphguard: {'broken call to' if broken else 'cannot check call to'} {ch.symbol}"
     codes = f": {', '.join(ch.breaking)}" if ch.breaking else ""
-    message = f"{k.caller or k.path}: {k.reason}\n{ch.symbol} changed ({ch.change}{codes}) at {ch.path}:{ch.line}"
+    message = f"{k.caller or k.path}: {k.reason}\n{ch.symbol} changed ({ch.change.value}{codes}) at {ch.path}:{ch.line}"
     if ch.after:
         message += f"\nnow: {ch.after}"
     props = f"file={escape_property(k.path)},line={k.line},endLine={max(k.line, k.end_line)},title={escape_property(title)}"
@@ -60,7 +60,7 @@ def _annotation(result: CheckResult, k: CallerImpact, ch: SymbolImpact) -> str:
 def _summary(result: CheckResult, broken: int, unknown: int) -> str:
     n = len(result.changes)
     changed = f"{n} changed interface{'s' * (n != 1)}"
-    if result.verdict == "block":
+    if result.verdict is Verdict.BLOCK:
         line = f"graphguard: block: {broken} broken caller{'s' * (broken != 1)} of {changed}"
     elif broken:
         line = f"graphguard: pass: {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({changed})"

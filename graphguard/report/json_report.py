@@ -16,20 +16,20 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
         "base": result.base,
         "head": result.head,
         "compared": result.compared,
-        "verdict": result.verdict,
+        "verdict": result.verdict.value,
         "changes": [
             {
                 "symbol": c.symbol,
                 "path": c.path,
                 "line": c.line,
-                "change": c.change,
+                "change": c.change.value,
                 "breaking": list(c.breaking),
                 "ignored": list(c.ignored),
                 "before": c.before,
                 "after": c.after,
                 "callers": [
                     {"path": k.path, "line": k.line, "end_line": k.end_line, "caller": k.caller, "status": k.status.value,
-                     "reason": k.reason, "kind": k.kind, "resolution": k.resolution}
+                     "reason": k.reason, "kind": k.kind.value, "resolution": k.resolution.value}
                     for k in c.callers
                 ],
                 "tests": [{"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance} for t in c.tests],

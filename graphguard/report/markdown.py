@@ -18,7 +18,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact
+from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
 MARKER = "<!-- graphguard:check -->"
@@ -83,7 +83,7 @@ def _summary(result: CheckResult) -> str:
     if not result.changes:
         return (f"✅ **graphguard: pass**: no interface change ({_what(result)}, "
                 f"{_plural(result.files_changed, 'Python file')} changed)")
-    if result.verdict == "block":
+    if result.verdict is Verdict.BLOCK:
         blocking = sum(1 for ch in result.changes if result.blocks(ch))
         head = (f"❌ **graphguard: block**: {_plural(broken, 'broken caller')}" if broken else
                 f"❌ **graphguard: block**: {_plural(blocking, 'blocking change')} (configuration, public API or unknown callers)")
@@ -98,7 +98,7 @@ def _summary(result: CheckResult) -> str:
 def _details(result: CheckResult, change: SymbolImpact) -> str:
     broken, unknown, ok = (_count(change, s) for s in (Status.BROKEN, Status.UNKNOWN, Status.OK))
     counts = ", ".join(f"{n} {name}" for n, name in ((broken, "broken"), (unknown, "unknown"), (ok, "ok")) if n) or "no callers"
-    title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change)}: {counts}"
+    title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change.value)}: {counts}"
              f" (<code>{html.escape(change.path)}:{change.line}</code>)")
     is_open = change.broken or result.blocks(change)
     out = [f"<details{' open' if is_open else ''}>", f"<summary>{title}</summary>", ""]
@@ -173,7 +173,7 @@ def _diagram(result: CheckResult) -> str:
     edges: list[str] = []
     sym_id = {id(ch): f"S{i}" for i, ch in enumerate(symbols)}
     for ch in symbols:
-        lines.append(f"  {sym_id[id(ch)]}{_label(ch.symbol, f'{ch.change} · {ch.path}:{ch.line}')}:::changed")
+        lines.append(f"  {sym_id[id(ch)]}{_label(ch.symbol, f'{ch.change.value} · {ch.path}:{ch.line}')}:::changed")
 
     sites = sorted(((k, ch) for ch in symbols for k in ch.callers if k.status is not Status.OK),
                    key=lambda kc: (_RANK[kc[0].status], kc[0].path, kc[0].line, kc[0].caller, kc[1].symbol))

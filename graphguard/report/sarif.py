@@ -129,7 +129,7 @@ def fingerprint(rule: str, path: str, symbol: str, caller: str = "", ordinal: in
 
 def _describe(change: SymbolImpact) -> str:
     codes = [c + (" (accepted)" if change.accepted(c) else "") for c in change.breaking]
-    return f"{change.symbol} ({change.change}" + (f": {', '.join(codes)}" if codes else "") + ")"
+    return f"{change.symbol} ({change.change.value}" + (f": {', '.join(codes)}" if codes else "") + ")"
 
 
 def blocks_on_its_own(result: CheckResult, change: SymbolImpact) -> bool:
@@ -201,7 +201,7 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                                "logicalLocations": [{"fullyQualifiedName": change.symbol}]}],
                 **({"relatedLocations": body["relatedLocations"]} if "relatedLocations" in body else {}),
                 "partialFingerprints": {FINGERPRINT: fingerprint(rule, change.path, change.symbol, ordinal=ordinal)},
-                "properties": {"symbol": change.symbol, "change": change.change, "breaking": list(change.breaking),
+                "properties": {"symbol": change.symbol, "change": change.change.value, "breaking": list(change.breaking),
                                "ignored": list(change.ignored)},
             })
 
@@ -222,7 +222,7 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
             "invocations": [invocation],
             "results": results,
             "properties": {"base": result.base, "head": result.head, "compared": result.compared,
-                           "verdict": result.verdict, "filesChanged": result.files_changed},
+                           "verdict": result.verdict.value, "filesChanged": result.files_changed},
         }],
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from graphguard.result import SYNTAX_ERROR, CheckResult, Status
+from graphguard.result import ChangeKind, CheckResult, Status, Verdict
 
 MAX_LISTED = 10  # indirect tests shown per change; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -25,7 +25,7 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
             "commits": f"{result.head[:12]} against {result.base[:12]}", "nothing": "nothing"}[result.compared]
     lines: list[str] = []
     for ch in result.changes:
-        lines.append(c("bold", f"{ch.path}:{ch.line}: {ch.symbol} {ch.change}") + (f" [{', '.join(ch.breaking)}]" if ch.breaking else ""))
+        lines.append(c("bold", f"{ch.path}:{ch.line}: {ch.symbol} {ch.change.value}") + (f" [{', '.join(ch.breaking)}]" if ch.breaking else ""))
         if ch.ignored:
             lines.append(f"    accepted: graphguard: ignore[{', '.join(ch.ignored)}]")
         if ch.public:
@@ -57,12 +57,12 @@ def render(result: CheckResult, colour: bool | None = None) -> str:
         lines.append(f"note: {note}")
     broken = sum(len(ch.broken) for ch in result.changes)
     unknown = sum(1 for ch in result.changes for k in ch.callers if k.status is Status.UNKNOWN)
-    unparsable = [ch.path for ch in result.changes if ch.change == SYNTAX_ERROR]
-    if result.verdict == "block" and unparsable:  # the reason comes first: "0 broken callers" alone reads like a false alarm
+    unparsable = [ch.path for ch in result.changes if ch.change is ChangeKind.SYNTAX_ERROR]
+    if result.verdict is Verdict.BLOCK and unparsable:  # the reason comes first: "0 broken callers" alone reads like a false alarm
         names = ", ".join(unparsable[:3]) + (f" (+{len(unparsable) - 3} more)" if len(unparsable) > 3 else "")
         summary = (c("red", f"graphguard: BLOCK: {names} {'does' if len(unparsable) == 1 else 'do'} not parse")
                    + f"; {broken} broken caller{'s' * (broken != 1)} ({what})")
-    elif result.verdict == "block":
+    elif result.verdict is Verdict.BLOCK:
         summary = c("red", f"graphguard: BLOCK: {broken} broken caller{'s' * (broken != 1)}") + f" of {len(result.changes)} changed interface{'s' * (len(result.changes) != 1)} ({what})"
     elif broken:
         summary = c("green", "graphguard: pass") + f": {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({what})"

@@ -1,0 +1,85 @@
+"""The check, as a pipeline of named stages; each takes records and returns records.
+
+    revisions.select      what is compared (staged | worktree | two commits)   -> Revisions
+    revisions.changed     the changed Python files                            -> paths
+    revisions.read_sides  their old and new bytes (blobs; the working tree only for --worktree) -> Sides
+    overlay.build         both versions of the repository over the stored graph -> Overlay
+    interface.find        syntax errors, lost re-exports, libcst signatures -> sigdiff -> Interface
+    uses.gather           every use of each changed definition               -> [impact.Found]
+    decide.decide         each use bound to the new signature               -> SymbolImpact
+    tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
+    merge.union           a merge: the same, against each other parent, united
+
+commands/check.py parses the flags, runs this, renders the result and turns the verdict
+into the exit code.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from graphguard import git
+from graphguard.check import decide, interface, overlay, revisions, tests_to_run, uses
+from graphguard.check.merge import other_parents, union
+from graphguard.config import Config
+from graphguard.config import load as load_config
+from graphguard.repo import Repo, ensure_current
+from graphguard.result import CheckResult, FileWarning, SymbolImpact
+
+
+class Findings(NamedTuple):
+    """What one comparison found: changes in report order, and warnings in the order met."""
+
+    changes: list[SymbolImpact]
+    warnings: list[FileWarning]
+
+
+def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str | None = None, head: str | None = None) -> CheckResult:
+    root = repo.root
+    head_commit = git.head(root)
+    if base is None and head_commit is None:
+        return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
+    config = load_config(root)
+    if base is None:
+        revisions.refuse_conflicts(root, config)
+    revs = revisions.select(root, head_commit, staged=staged, worktree=worktree, base=base, head_ref=head)
+    ensure_current(repo, config=config)
+    result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
+                         block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
+    paths = revisions.changed(root, config, revs.old, revs.new)
+    _add(result, assess(repo, config, revs.old, revs.new, paths))
+    others = other_parents(root, revs)
+    seen = set(paths)
+    for parent in others:
+        other = CheckResult(base=parent, head=revs.new, compared=revs.compared)
+        other_paths = revisions.changed(root, config, parent, revs.new)
+        seen.update(other_paths)
+        _add(other, assess(repo, config, parent, revs.new, other_paths))
+        union(result, other)
+    if others:
+        result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ")")
+    result.files_changed = len(seen)
+    return result
+
+
+def _add(result: CheckResult, findings: Findings) -> None:
+    result.changes += findings.changes
+    result.warnings += findings.warnings
+
+
+def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[str]) -> Findings:
+    """One comparison, stage by stage."""
+    if not paths:
+        return Findings([], [])
+    sides = revisions.read_sides(repo.root, old_rev, new_rev, paths)
+    over = overlay.build(repo, sides)
+    found = interface.find(over, config)
+    changes = list(found.impacts)
+    for ic in found.changes:
+        entry = decide.decide(over, config, ic, uses.gather(over, config, ic))
+        if entry is not None:
+            changes.append(entry)
+    changes = tests_to_run.attach(over.graph, config, changes)
+    if found.changes:  # output order: by place (the findings above come in the order they are looked for)
+        changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+    return Findings(changes, sides.warnings + found.warnings)

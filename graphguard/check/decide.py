@@ -1,0 +1,99 @@
+"""Stage 5: each use of a changed definition meets its new signature (impact.decide), once.
+
+A caller's status is set here and nowhere else: impact.decide binds the use, and the one
+exception, a removed override whose base class now answers the call, is decided here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+from graphguard.check.interface import InterfaceChange
+from graphguard.check.overlay import Overlay
+from graphguard.config import Config
+from graphguard.model import DefKind, UseKind
+from graphguard.modules import ModuleMap
+from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
+
+if TYPE_CHECKING:
+    from graphguard.impact import Found
+    from graphguard.resolve import Resolver
+
+
+def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
+    """The change's report entry; None when it is not worth one (the old version did not parse, and every use binds)."""
+    from graphguard import impact
+
+    ch = ic.change
+    ctx = impact.ChangeContext(ic.kind, ic.qualname, ic.new_qualname, tuple(ch.breaking), ch.after, ic.is_method, ic.class_name,
+                               before=ch.before, class_gone=ic.class_gone)
+    inherited = _inherited_now(overlay.new_resolver, overlay.new_map, ic) if ic.is_method and ic.kind is ChangeKind.REMOVED else None
+    callers = sorted((impact.decide(ctx, u) for u in uses), key=lambda c: (c.status is not Status.BROKEN, c.path, c.line))
+    if inherited is not None:
+        callers = [_inherited_call(c, ic, inherited) for c in callers]
+    if ic.unknown_before and all(c.status is Status.OK for c in callers):
+        return None  # the new signature binds every use: only the warning says the old one is unknown
+    where, line = ic.where, ic.line
+    sides = overlay.sides
+    marker_side = sides.new if ch.after is not None and where in sides.new.data else sides.old
+    return SymbolImpact(
+        symbol=ic.qualname,
+        path=where,
+        line=line,
+        change=ic.kind,
+        breaking=tuple(ch.breaking),
+        before=ch.before.text if ch.before is not None else None,
+        after=ch.after.text if ch.after is not None else None,
+        callers=tuple(callers),
+        ignored=ignored_codes(marker_side.data.get(where, b""), line),
+        public=config.is_public(ic.qualname),
+    )
+
+
+def _inherited_call(caller: CallerImpact, ic: InterfaceChange, inherited: str) -> CallerImpact:
+    """An override was removed: the base's method answers its calls now, with a signature not compared here."""
+    if caller.status is not Status.BROKEN or caller.kind is not UseKind.CALL:
+        return caller
+    name = ic.change.qualname.rsplit(".", 1)[-1]
+    return dataclasses.replace(caller, status=Status.UNKNOWN,
+                               reason=f"'{name}' is now inherited from {inherited}: check the call against its signature")
+
+
+def _inherited_now(resolver: Resolver, modmap: ModuleMap, ic: InterfaceChange) -> str | None:
+    """The base class method that a removed method `Class.name` now falls back to, if any."""
+    from graphguard.resolve import Sym
+
+    cls_local, name = ic.change.qualname.rsplit(".", 1)
+    module = modmap.primary.get(ic.path)
+    if module is None:
+        return None
+    info = resolver.info(ic.path)
+    if info is None or cls_local not in info.defs:
+        return None
+    cls = Sym(ic.path, f"{module}.{cls_local}", cls_local, DefKind.CLASS)
+    for base in resolver.bases(cls):
+        if isinstance(base, Sym):
+            found = resolver.member(base, name)
+            if isinstance(found, Sym):
+                return found.qualname
+    return None
+
+
+_IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
+
+
+def ignored_codes(source: bytes, line: int) -> tuple[str, ...]:
+    """Codes accepted by `# graphguard: ignore[code, ...]` on a definition's line ("*" for a bare ignore)."""
+    from graphguard.languages.encoding import to_utf8
+
+    lines = to_utf8(source)[0].splitlines()  # in the file's declared encoding, as the parsers read it
+    if not 0 < line <= len(lines):
+        return ()
+    m = _IGNORE.search(lines[line - 1])
+    if m is None:
+        return ()
+    if m.group(1) is None:
+        return ("*",)
+    return tuple(c.strip() for c in m.group(1).decode("utf-8", "replace").split(",") if c.strip())

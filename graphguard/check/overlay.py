@@ -1,0 +1,169 @@
+"""Stage 2: the repository on both sides of the change, without touching the stored graph.
+
+The stored graph describes one commit; the changed files' new versions are laid over it
+(an overlay): facts are loaded per file on demand, and resolvers answer for either side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graphguard.check.revisions import Sides
+from graphguard.graph import CodeGraph
+from graphguard.model import FileFacts
+from graphguard.modules import ModuleMap
+from graphguard.repo import Repo
+
+if TYPE_CHECKING:
+    from graphguard.indexer import Indexer
+    from graphguard.resolve import FileResolution, Resolver
+    from graphguard.store import Store
+
+
+@dataclass
+class Overlay:
+    """Both versions of the repository: the stored graph's, and with the changed files in their new version."""
+
+    sides: Sides
+    graph: CodeGraph
+    store: Store
+    indexer: Indexer
+    stored_head: str | None  # the commit the stored graph describes
+    new_facts: dict[str, FileFacts]  # tree-sitter facts of the changed files' new versions
+    old_entries: dict[str, str]  # path -> blob, old side, every Python file
+    new_entries: dict[str, str]
+    old_map: ModuleMap
+    new_map: ModuleMap
+    _stored: dict[str, str] | None = None
+    _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
+
+    @functools.cached_property
+    def new_resolver(self) -> Resolver:
+        from graphguard.resolve import Resolver
+
+        return Resolver(self.new_map, self.new_facts_of)
+
+    @functools.cached_property
+    def fresh_new(self) -> dict[str, FileResolution]:
+        """The changed files' new versions, resolved against the new repository."""
+        return {p: self.new_resolver.resolve_file(p) for p in self.sides.new.data if p in self.new_map.primary}
+
+    @functools.cached_property
+    def fresh_old(self) -> dict[str, FileResolution]:
+        """The changed files' new versions, resolved against the old repository (each alone in it)."""
+        from graphguard.resolve import Resolver
+
+        out = {}
+        for p in self.sides.new.data:
+            if p not in self.old_map.primary and p not in self.new_map.primary:
+                continue
+            hybrid_map = self.old_map if p in self.old_map.primary else ModuleMap.build([*self.old_entries, p])
+            out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
+        return out
+
+    @property
+    def changed(self) -> set[str]:
+        return set(self.sides.paths)
+
+    @property
+    def graph_is_old(self) -> bool:
+        """The stored graph describes the old side (the hook's case): unchanged files' uses are stored."""
+        return self.stored_head == self.sides.old.rev
+
+    def stored_files(self) -> dict[str, str]:
+        """path -> blob of the stored graph (read once, when the old side is another commit)."""
+        if self._stored is None:
+            self._stored = dict(self.store.graph.execute("SELECT path, blob FROM files").fetchall())
+        return self._stored
+
+    def old_facts(self, path: str) -> FileFacts | None:
+        from graphguard.indexer import parse_blob
+
+        old = self.sides.old
+        if path in old.data:
+            return self.indexer.facts(old.blobs[path]) or FileFacts.from_json(parse_blob(old.data[path]))
+        return self._cached(path, self.old_entries)
+
+    def new_facts_of(self, path: str) -> FileFacts | None:
+        return self.new_facts.get(path) or (None if path in self.sides.paths else self._cached(path, self.new_entries))
+
+    def _cached(self, path: str, entries: dict[str, str]) -> FileFacts | None:
+        sha = entries.get(path)
+        return self.indexer.facts(sha) if sha else None
+
+    def old_resolver(self) -> Resolver:
+        from graphguard.resolve import Resolver
+
+        return Resolver(self.old_map, self.old_facts)
+
+    def resolved_new(self, path: str) -> FileResolution:
+        """An unchanged file re-read against the new version of the repository (once each)."""
+        if path not in self._resolved_new:
+            self._resolved_new[path] = self.new_resolver.resolve_file(path)
+        return self._resolved_new[path]
+
+
+def build(repo: Repo, sides: Sides) -> Overlay:
+    from graphguard.indexer import Indexer
+
+    store = repo.store
+    indexer = Indexer(repo.paths, store)
+    new_facts = _parse_new(store, sides)
+    # The snapshots around the changed files: the stored graph when it describes the old commit.
+    stored_head = store.meta("head")
+    if stored_head == sides.old.rev:
+        old_entries = dict(store.graph.execute("SELECT path, blob FROM files").fetchall())
+    else:
+        entries, _ = indexer.snapshot(sides.old.rev)
+        indexer.ensure_facts(entries)
+        old_entries = {e.path: e.blob for e in entries}
+    new_entries = {p: b for p, b in old_entries.items() if p not in sides.paths}
+    new_entries.update(sides.new.blobs)
+    old_map = ModuleMap.build(old_entries)
+    # Module names depend only on the set of paths: most changes add or remove no file.
+    new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
+    return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map)
+
+
+def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:
+    """Tree-sitter facts of the new versions; they go to the blob cache: once the commit
+    lands, bringing the graph to it costs no parse."""
+    from graphguard.indexer import parse_blob
+
+    new_facts: dict[str, FileFacts] = {}
+    fresh_rows = []
+    for path, data in sides.new.data.items():
+        sha = sides.new.blobs[path]
+        raw = store.load_facts(sha)
+        if raw is None:
+            raw = parse_blob(data)
+            fresh_rows.append((sha, raw))
+        new_facts[path] = FileFacts.from_json(raw)
+    if fresh_rows:
+        store.save_facts(fresh_rows)
+    return new_facts
+
+
+def hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
+    """The old repository, with `path` in its new version (and the definitions it dropped)."""
+    def load(q: str) -> FileFacts | None:
+        return with_old_definitions(new, old_loader(path)) if q == path else old_loader(q)
+    return load
+
+
+def with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
+    """The new version of a file, with the definitions it dropped put back.
+
+    Resolved against the old repository, a call in the new version to a function of
+    the same file that was removed or renamed must still reach the old definition:
+    that is how the call is found, and then reported as broken.
+    """
+    if old is None:
+        return new
+    kept = {d.qualname for d in new.definitions}
+    dropped = tuple(d for d in old.definitions if d.qualname not in kept)
+    return dataclasses.replace(new, definitions=new.definitions + dropped) if dropped else new

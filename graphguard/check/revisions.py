@@ -1,0 +1,201 @@
+"""Stage 1: which revisions are compared, which Python files changed, and both sides' bytes.
+
+The only stage that reads files: git blobs for a commit or the index, the working tree
+for --worktree (regular files only, no symlink followed).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from graphguard import git
+from graphguard.config import Config
+from graphguard.errors import GraphguardError
+from graphguard.modules import is_python
+from graphguard.result import FileWarning
+
+
+class Revisions(NamedTuple):
+    old: str  # a commit
+    new: str  # a commit, INDEX or WORKTREE
+    compared: str  # staged | worktree | commits
+    notes: list[str]
+
+
+@dataclass
+class Side:
+    """One side of the comparison, for the changed files."""
+
+    rev: str  # a commit, INDEX or WORKTREE
+    data: dict[str, bytes] = field(default_factory=dict)  # path -> bytes (absent: the file does not exist)
+    blobs: dict[str, str] = field(default_factory=dict)  # path -> blob sha
+
+
+class Sides(NamedTuple):
+    old: Side
+    new: Side
+    paths: list[str]  # the changed Python files
+    warnings: list[FileWarning]  # files that could not be read
+
+
+def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: str | None, head_ref: str | None) -> Revisions:
+    """What is compared: two commits (--base), or HEAD with the index or the working tree."""
+    notes: list[str] = []
+    if base is not None:
+        if head is None:
+            raise GraphguardError("the repository has no commits; nothing to compare with --base")
+        new = git.resolve_commit(root, head_ref or "HEAD")
+        try:
+            base_commit = git.resolve_commit(root, base)
+        except GraphguardError:
+            hint = (" (a shallow clone: fetch it, e.g. `git fetch origin main`, or check out"
+                    " with actions/checkout `fetch-depth: 0`)") if git.is_shallow(root) else ""
+            raise GraphguardError(f"unknown revision: {base}{hint}") from None
+        old = git.merge_base(root, base_commit, new)
+        if old is None:
+            if git.is_shallow(root):
+                raise GraphguardError(
+                    f"no merge base between {base} and {head_ref or 'HEAD'}: this is a shallow clone."
+                    " Fetch the history (actions/checkout with `fetch-depth: 0`, or `git fetch --deepen=200`)"
+                )
+            raise GraphguardError(f"{base} and {head_ref or 'HEAD'} have no common ancestor")
+        return Revisions(old, new, "commits", notes)
+    assert head is not None
+    if staged:
+        return Revisions(head, git.INDEX, "staged", notes)
+    if worktree:
+        return Revisions(head, git.WORKTREE, "worktree", notes)
+    if git.has_staged_changes(root):
+        if git.has_unstaged_changes(root):
+            notes.append("unstaged changes were not checked (staged changes were); `graphguard check --worktree` checks them")
+        return Revisions(head, git.INDEX, "staged", notes)
+    return Revisions(head, git.WORKTREE, "worktree", notes)
+
+
+def refuse_conflicts(root: str, config: Config) -> None:
+    """An unresolved conflict has no staged version to check (git shows the file as gone from the index)."""
+    paths = [p for p in git.unmerged_paths(root) if is_python(p) and not config.is_excluded(p)]
+    if paths:
+        which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
+        listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
+        raise GraphguardError(f"{which} in conflict{listed}: resolve, `git add`, then check again")
+
+
+def changed(root: str, config: Config, old_rev: str, new_rev: str) -> list[str]:
+    """The Python files that differ between two revisions and are not excluded."""
+    return [c.path for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+
+
+def read_sides(root: str, old_rev: str, new_rev: str, paths: list[str]) -> Sides:
+    warnings: list[FileWarning] = []
+    old = _read(root, old_rev, paths, warnings)
+    new = _read(root, new_rev, paths, warnings)
+    return Sides(old, new, paths, warnings)
+
+
+def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Side:
+    side = Side(rev)
+    # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
+    unnamed = [p for p in paths if not git.is_utf8_name(p)]
+    for path in unnamed:
+        warning = FileWarning(path, "file name is not valid UTF-8; not checked")
+        if warning not in warnings:  # once for both sides
+            warnings.append(warning)
+    paths = [p for p in paths if p not in unnamed]
+    if rev == git.WORKTREE:
+        for path in paths:
+            data = _read_regular_file(root, path)
+            if isinstance(data, str):  # why it was not read
+                warnings.append(FileWarning(path, f"{data}; not checked"))
+            elif data is not None:
+                side.data[path] = data
+                side.blobs[path] = git.blob_sha(data)
+        return side
+    entries = git.blobs_at(root, rev, paths)
+    wanted = {}
+    for path, e in entries.items():
+        if e.mode == git.MODE_SYMLINK:
+            warnings.append(FileWarning(path, "symlink; not checked"))
+        elif e.mode != git.MODE_SUBMODULE:
+            wanted[e.sha] = path
+    for sha, data in git.read_blobs(root, sorted(wanted)):
+        pass_path = wanted[sha]
+        side.data[pass_path] = data
+        side.blobs[pass_path] = sha
+    # Several paths can share one blob.
+    for path, e in entries.items():
+        if path not in side.data and e.sha in side.blobs.values():
+            src = next(p for p, s in side.blobs.items() if s == e.sha)
+            side.data[path], side.blobs[path] = side.data[src], e.sha
+    return side
+
+
+def _read_regular_file(root: str, path: str) -> bytes | str | None:
+    """A working-tree file's bytes; None when it is not there; else why it was not read.
+
+    Only a regular file is opened (a FIFO would block the read for ever), and no symlink is
+    followed on the way, folders included: `pkg/sub -> /elsewhere` must not make the check
+    read `pkg/sub/x.py` outside the repository (git itself never looks through it).
+    """
+    *folders, name = path.split("/")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if os.open not in os.supports_dir_fd:  # Windows: no openat; check each step, then open
+        return _read_checked_path(root, folders, name, flags)
+    fds = [os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))]
+    try:
+        for folder in folders:
+            try:
+                fds.append(os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fds[-1]))
+            except (FileNotFoundError, NotADirectoryError):
+                return "reached through a symlink in its path" if _is_link(folder, fds[-1]) else None
+            except OSError as e:  # ELOOP: O_NOFOLLOW met a symlink
+                return "reached through a symlink in its path" if _is_link(folder, fds[-1]) else f"not readable ({e.strerror})"
+        try:
+            fds.append(os.open(name, flags, dir_fd=fds[-1]))
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            return "symlink" if _is_link(name, fds[-1]) else f"not readable ({e.strerror})"
+        return _read_fd(fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _read_checked_path(root: str, folders: list[str], name: str, flags: int) -> bytes | str | None:
+    full = root
+    parts = [*folders, name]
+    for i, part in enumerate(parts):
+        full = os.path.join(full, part)
+        if not os.path.lexists(full):
+            return None
+        if os.path.islink(full):
+            return "symlink" if i == len(parts) - 1 else "reached through a symlink in its path"
+    try:
+        fd = os.open(full, flags)
+    except OSError as e:
+        return f"not readable ({e.strerror})"
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes | str | None:
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        return None  # a folder where the file was: it is gone
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    with os.fdopen(os.dup(fd), "rb") as f:
+        return f.read()

@@ -1,0 +1,189 @@
+"""Stage 4: every use of a changed definition, in the old or the new version of the repository.
+
+    unchanged files  the stored graph when it describes the old side (the hook); else the
+                     candidate files resolved afresh against the old side (CI, another commit)
+    changed files    their new version, resolved against the old and against the new repository
+    stale names      unchanged files whose names lead to the new definition now (a re-export
+                     left behind by a move, an alias kept by a rename)
+
+Each use is an `impact.Found`: where it is, what kind, how it was resolved, its call shape,
+and whether it reaches the new definition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from graphguard.check.interface import InterfaceChange
+from graphguard.check.overlay import Overlay
+from graphguard.config import Config
+from graphguard.graph import CodeGraph, Use
+from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.result import ChangeKind
+
+if TYPE_CHECKING:
+    from graphguard.impact import Found
+    from graphguard.resolve import Resolver, Site
+
+_Key = tuple[str, int, int, UseKind]
+
+
+def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]:
+    """The uses of one changed definition, each once; generated files are walked through but left out."""
+    qual, new_q = ic.qualname, ic.new_qualname
+    found: dict[_Key, Found] = {}
+    reaches_new = ic.kind is ChangeKind.SIGNATURE
+    if overlay.graph_is_old:
+        _stored_uses(overlay, ic, found, reaches_new)
+    else:
+        _resolved_uses(overlay, ic, found, reaches_new)
+    # Changed files: their new version, resolved against the old and against the new repository.
+    for p, fr in overlay.fresh_old.items():
+        for s in fr.sites:
+            if qual in (s.target, s.init_target) or _limited(s, qual):
+                _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual))
+    if new_q is not None:
+        for p, fr in overlay.fresh_new.items():
+            for s in fr.sites:
+                if new_q in (s.target, s.init_target) or _limited(s, new_q):
+                    _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q))
+        if ic.kind is not ChangeKind.SIGNATURE:
+            _followed_to_new(overlay, ic, found)
+    uses = [f for f in found.values() if not config.is_generated(f.path)]
+    return [_on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+
+
+def _add(found: dict[_Key, Found], f: Found) -> None:
+    """One use per place; the one that reaches the new definition wins."""
+    key = (f.path, f.line, f.col, f.kind)
+    if key not in found or f.reaches_new and not found[key].reaches_new:
+        found[key] = f
+
+
+def _stored_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found], reaches_new: bool) -> None:
+    """Unchanged files: the stored graph (it describes the old commit, and these files did not change)."""
+    changed = overlay.changed
+    # How sure a by-name use is that it calls this definition (and not an override or a dict's).
+    by_name = overlay.graph.by_name_resolution(ic.qualname) if ic.is_method else Resolution.CANDIDATE
+    for u in overlay.graph.uses_of(ic.qualname):
+        if u.path in changed or u.resolution is Resolution.CANDIDATE:
+            continue
+        resolution = by_name if u.resolution is Resolution.BY_NAME else u.resolution
+        _add(found, _from_graph(u, resolution, reaches_new=reaches_new, init=u.via_init))
+    for f in _limited_uses(overlay.graph, ic.qualname, changed, reaches_new=reaches_new):
+        _add(found, f)
+
+
+def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found], reaches_new: bool) -> None:
+    """Unchanged files when the stored graph is not the old side: candidates resolved against the old side."""
+    qual, changed = ic.qualname, overlay.changed
+    resolver = overlay.old_resolver()
+    candidates = _candidates(overlay.graph, qual, changed) + _unstored_candidates(overlay, qual)
+    for p in candidates:
+        if p not in overlay.old_map.primary:
+            continue
+        for s in resolver.resolve_file(p).sites:
+            if qual in (s.target, s.init_target) or _limited(s, qual):
+                _add(found, _found(p, s, reaches_new=reaches_new, init=s.init_target == qual))
+    if overlay.stored_head == overlay.sides.new.rev:  # CI: the graph describes the head, where unchanged files read the same
+        by_name = overlay.graph.by_name_resolution(qual) if ic.is_method else Resolution.CANDIDATE
+        for u in overlay.graph.uses_of(qual):  # method calls on receivers typed by name only, as the hook sees them
+            if u.resolution is Resolution.BY_NAME and u.path not in changed:
+                _add(found, _from_graph(u, by_name, reaches_new=reaches_new, init=False))
+
+
+def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found]) -> None:
+    """Unchanged files reach the new definition when their names lead there now: a
+    re-export left behind by a move, an alias kept by a rename, a factory's return type."""
+    qual, new_q = ic.qualname, ic.new_qualname
+    assert new_q is not None
+    stale = {f.path for f in found.values() if not f.reaches_new and f.path not in overlay.changed}
+    for p in sorted(stale & set(overlay.new_map.primary)):
+        for s in overlay.resolved_new(p).sites:
+            if new_q in (s.target, s.init_target):
+                _add(found, _found(p, s, reaches_new=True, init=s.target != new_q))
+    if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
+        for key, f in found.items():
+            if f.resolution in (Resolution.BY_NAME, Resolution.BY_NAME_WEAK) and not f.reaches_new:
+                found[key] = dataclasses.replace(f, reaches_new=True)
+
+
+def _on_class(resolver: Resolver, f: Found) -> Found:
+    """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
+    from graphguard.impact import Via
+    from graphguard.resolve import Sym
+
+    receiver = f.text.rsplit(".", 1)[0] if f.kind is UseKind.CALL and f.via is Via.SELF and "." in f.text else ""
+    info = resolver.info(f.path) if receiver and f.path in resolver.modmap.primary else None
+    if info is None:
+        return f
+    module = info.module
+    scope = f.caller[len(module) + 1:] if f.caller.startswith(module + ".") else ""
+    target = resolver.chain(info, scope, receiver)
+    return dataclasses.replace(f, via=Via.CLASS) if isinstance(target, Sym) and target.kind is DefKind.CLASS else f
+
+
+def _found(path: str, s: Site, *, reaches_new: bool, init: bool) -> Found:
+    from graphguard.impact import Found, Via
+
+    return Found(path, s.line, s.end_line, s.col, s.scope, UseKind(s.kind), s.text, s.resolution, s.shape, reaches_new,
+                 via=Via.INIT if init else Via.SELF)
+
+
+def _from_graph(u: Use, resolution: Resolution, *, reaches_new: bool, init: bool) -> Found:
+    from graphguard.impact import Found, Via
+
+    return Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, resolution, u.shape, reaches_new,
+                 via=Via.INIT if init else Via.SELF)
+
+
+def _limited(site: Site, qualname: str) -> bool:
+    """A call whose resolution stopped at a limit, by the name it calls: it may reach `qualname`."""
+    return site.kind == "call" and site.resolution.limited and site.name == qualname.rsplit(".", 1)[-1]
+
+
+def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches_new: bool) -> list[Found]:
+    """Stored calls of `qualname`'s name whose resolution a limit stopped: undecided, never left out."""
+    from graphguard.impact import Found
+
+    rows = graph.db.execute(
+        "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
+        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call'"
+        " AND s.resolution IN ('too-deep', 'too-long')",  # literals: so the partial index sites_limited_name applies
+        (qualname.rsplit(".", 1)[-1],),
+    )
+    return [Found(path, line, end_line, col, scope, UseKind.CALL, text, Resolution(resolution),
+                  CallShape.from_row(n_pos, kws, star, starstar), reaches_new)
+            for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
+
+
+def _candidates(graph: CodeGraph, qualname: str, changed: set[str]) -> list[str]:
+    """Files that may use `qualname`: those naming it, and importers of its module's file."""
+    name = qualname.rsplit(".", 1)[-1]
+    db = graph.db
+    rows = {p for (p,) in db.execute("SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ?", (name,))}
+    rows |= {p for (p,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name = ?", (name,))}
+    return sorted(rows - changed)
+
+
+def _unstored_candidates(overlay: Overlay, qualname: str) -> list[str]:
+    """Files of the old side that the stored graph does not describe (another branch's, during a
+    merge) and that name `qualname`'s last part: the graph's own candidates miss them."""
+    name = qualname.rsplit(".", 1)[-1]
+    stored, changed = overlay.stored_files(), overlay.changed
+    out = []
+    for path, blob in sorted(overlay.old_entries.items()):
+        if path in changed or stored.get(path) == blob:
+            continue
+        facts = overlay.indexer.facts(blob)
+        if facts is not None and _names(facts, name):
+            out.append(path)
+    return out
+
+
+def _names(facts: FileFacts, name: str) -> bool:
+    """Does the file mention `name` in a call, an import, a reference or a binding?"""
+    return (any(c.name == name for c in facts.calls) or any(i.name == name or name in i.module.split(".") for i in facts.imports)
+            or any(r.target.rsplit(".", 1)[-1] == name for r in facts.references)
+            or any(b.value.rsplit(".", 1)[-1].removesuffix("()") == name for b in facts.bindings))
