@@ -141,7 +141,10 @@ def test_through_helpers_nearest_first(make_repo: Callable[..., GitRepo], graphg
                 return stamp(4, "UTC")
             assert inner()
         """})
-    _, sel = _select(repo, graphguard, BREAK)
+    ch, sel = _select(repo, graphguard, BREAK)
+    # The check reports the same list: the selection is its tests stage.
+    assert [(t["name"], t["distance"]) for t in ch["tests"]] == [(h.name, h.distance) for h in sel.hits]
+    assert ch["tests_omitted"] == 0
     assert [(h.name, h.distance, h.direct) for h in sel.hits] == [
         ("tests/test_core.py::test_direct", 1, True),
         ("tests/test_core.py::test_nested", 1, True),
