@@ -202,7 +202,7 @@ def _printed_exceptions(text: str, repo: str) -> list[dict[str, object]]:
 
 def executed_lines(python: str, repo: str, data: str) -> dict[str, set[int]]:
     report = data + ".json"
-    run([python, "-m", "coverage", "json", f"--data-file={data}", "-o", report, "-q"], cwd=repo, check=False)
+    run([python, "-m", "coverage", "json", f"--data-file={data}", "-o", report, "-q", "--ignore-errors"], cwd=repo, check=False)
     with open(report, encoding="utf-8") as f:
         files = json.load(f)["files"]
     return {os.path.relpath(os.path.join(repo, p), repo): set(v["executed_lines"]) for p, v in files.items()}
@@ -432,6 +432,7 @@ class Result:
     ty_found: int = 0
     check_ms: float = 0.0
     tests_s: float = 0.0
+    missed: list[str] = field(default_factory=list)  # failing tests the list does not name
     disputed: list[str] = field(default_factory=list)  # graphguard broken sites that ran and did not fail; runtime sites it missed
 
 
@@ -504,6 +505,7 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
     r.gg_confirmed = sum(any(overlaps(t, g) for t in truth) for g in ran)
     r.disputed = [f"gg-only {g[0]}:{g[1]}" for g in sorted(ran) if not any(overlaps(t, g) for t in truth)]
     r.disputed += [f"runtime-only {t[0]}:{t[1]}" for t in sorted(truth) if not any(overlaps(t, g) for g in flagged)]
+    r.missed = sorted(t for t in fails if not named_by(after_entries, t))
     new_ty = ty_after - ty_before
     r.ty_found = sum(any(p == t[0] and t[1] <= line <= t[2] for (p, line, _, _) in new_ty) for t in truth)
     return r
@@ -555,6 +557,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300, help="seconds per test-suite run")
     ap.add_argument("--json", help="write the per-mutation results here")
     ap.add_argument("--verbose", action="store_true", help="one line per mutation")
+    ap.add_argument("--only", help="run only the planned mutations of this symbol (full name)")
+    ap.add_argument("--show", action="store_true", help="with --verbose: the failing tests the list misses")
     args = ap.parse_args()
     python = ensure_env()
     results: list[Result] = []
@@ -566,7 +570,7 @@ def main() -> None:
         base = run_tests(python, repo, project, args.timeout, coverage=data)
         executed = executed_lines(python, repo, data)
         ty_before = ty_diagnostics(repo, project)
-        mutations = plan(repo, project, args.mutations, args.seed)
+        mutations = [m for m in plan(repo, project, args.mutations, args.seed) if not args.only or m.symbol.full == args.only]
         log(f"{name}: {sum(base.tests.values())} tests pass at baseline ({base.seconds:.1f} s under coverage); {len(mutations)} mutations")
         for m in mutations:
             r = measure(name, project, repo, python, m, base, executed, ty_before, args.timeout)
@@ -577,6 +581,8 @@ def main() -> None:
                     f"{' (cut)' if r.cut else ''} | sites {r.truth}: gg {r.gg_found} ty {r.ty_found} | gg ran {r.gg_flagged_ran} ok {r.gg_confirmed}")
                 for d in r.disputed:
                     log(f"      {d}")
+                if args.show:
+                    log("      missed: " + " ".join(r.missed[:20]))
     print(f"runtime oracle, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())},"
           f" {os.cpu_count()} CPUs, seed {args.seed}, {args.mutations} mutations per project, {time.perf_counter() - t0:.0f} s\n")
     print(tables(results))

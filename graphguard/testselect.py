@@ -31,7 +31,7 @@ from graphguard.result import CallerImpact, Status, TestHit
 #: Entries in one change's list; beyond it whole files, then a cut (counted in `Selection.omitted`).
 MAX_TESTS = 60
 #: Call edges walked up from a caller; a test farther than this is not named.
-MAX_DEPTH = 8
+MAX_DEPTH = 16
 #: Definitions visited per change: bounds the walk on a large repository (names like `run` reach far).
 MAX_NODES = 4000
 #: Reverse import hops from a module that fails at import time to the test files importing it.
@@ -56,7 +56,7 @@ class _Walk:
     config: Config
     modules: dict[str, str] = field(default_factory=dict)  # path -> module
     classes: set[str] = field(default_factory=set)  # qualnames of classes (their bodies run at import)
-    test_params: dict[str, list[tuple[str, str]]] | None = None  # parameter name -> (path, qualname) of test-file functions
+    test_params: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # fixture name -> (path, qualname) of test-file functions taking it
     bases: dict[str, list[tuple[str, str]]] | None = None  # class -> (base class, its path), from the inherit sites
     file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
     test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
@@ -218,20 +218,17 @@ def _callers_of(walk: _Walk, node: _Node, local: str) -> list[_Node]:
 
 def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
     """Tests and fixtures that take `name` as a parameter where pytest would find this fixture."""
-    if walk.test_params is None:
-        walk.test_params = {}
-        for path, qualname, signature in walk.graph.db.execute(
+    if name not in walk.test_params:
+        # Only the signatures that mention the name are parsed: a large test suite has tens of thousands.
+        walk.test_params[name] = [
+            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
                 "SELECT f.path, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-                " WHERE f.is_test = 1 AND s.kind IN ('function', 'method') AND s.qualname NOT LIKE '%.<locals>.%'"):
-            for p in parameter_names(signature):
-                walk.test_params.setdefault(p, []).append((path, qualname))
+                " WHERE f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0", (name,))
+            if ".<locals>." not in qualname and name in parameter_names(signature)]
     folder = posixpath.dirname(node.path)
     conftest = posixpath.basename(node.path) == "conftest.py"
-    out = []
-    for path, qualname in walk.test_params.get(name, ()):
-        if path == node.path or conftest and (not folder or path.startswith(folder + "/")):
-            out.append(_Node(path, qualname))
-    return out
+    return [_Node(path, qualname) for path, qualname in walk.test_params[name]
+            if path == node.path or conftest and (not folder or path.startswith(folder + "/"))]
 
 
 def _import_time(walk: _Walk, path: str, distance: int) -> None:
