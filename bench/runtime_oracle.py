@@ -5,8 +5,8 @@
 Per project (an sdist from PyPI in bench/.cache, made a git repository of one commit; its
 test dependencies and ty in a bench venv, bench/.cache/rt-env, never graphguard's own):
 
-1. baseline: the test suite (pytest, no -x, -p no:cacheprovider, under coverage) on the clean
-   tree: the tests that pass, the lines that run; `ty check` once: its diagnostics before;
+1. baseline: the test suite (pytest, no -x, -p no:cacheprovider) on the clean tree: the tests
+   that pass; `ty check` once: its diagnostics before;
 2. mutations: the breaking kinds of bench/mutation_bench.py (remove, rename, add-required,
    remove-param, rename-kw-param, keyword-only, remove-default), round-robin over the
    project's functions, methods and classes that have an exact call site in graphguard's
@@ -29,8 +29,9 @@ Measured, per mutation that makes a test fail:
   every test of the file, `path::test_f` every parametrisation of test_f), its length, and the
   share of the suite it runs;
 - graphguard's broken callers against the broken sites: recall, and precision among the
-  graphguard sites that the baseline run executed (coverage): a flagged call that ran and did
-  not fail is a false alarm, one that never ran cannot be judged;
+  graphguard sites that can be judged: one that failed is confirmed, one that ran after the
+  change (a line tracer watches them) and did not fail is a false alarm, one that did not run
+  (no test reaches it, or an earlier failure stopped the test) is not counted;
 - ty's recall: a broken site with a new call-related ty diagnostic (ty before vs after).
 """
 
@@ -63,7 +64,7 @@ import mutation_bench as mb  # bench/ is not a package: found through sys.path a
 
 GG = [sys.executable, "-m", "graphguard"]
 ENV = os.path.join(CACHE, "rt-env")
-ENV_DEPS = ["pytest==8.3.5", "coverage==7.17.5", "markupsafe==3.0.4", "trio==0.35.0", "ty==0.0.108"]
+ENV_DEPS = ["pytest==8.3.5", "markupsafe==3.0.4", "trio==0.35.0", "ty==0.0.108"]
 GIT_ID = ["-c", "user.email=bench@example.invalid", "-c", "user.name=bench"]
 # ty's rules for a call that no longer binds or a name that is gone.
 TY_RULES = {"missing-argument", "unknown-argument", "too-many-positional-arguments", "parameter-already-assigned",
@@ -105,7 +106,7 @@ def run(args: list[str], cwd: str | None = None, check: bool = True, timeout: fl
 def ensure_env() -> str:
     python = os.path.join(ENV, "bin", "python")
     if not os.path.exists(os.path.join(ENV, ".ready")):
-        log("making the bench environment (pytest, coverage, the projects' test dependencies, ty) ...")
+        log("making the bench environment (pytest, the projects' test dependencies, ty) ...")
         shutil.rmtree(ENV, ignore_errors=True)
         run([sys.executable, "-m", "venv", ENV])
         run([python, "-m", "pip", "install", "-q", *ENV_DEPS])
@@ -142,18 +143,19 @@ class Outcome:
     collect_errors: set[str] = field(default_factory=set)  # files that did not collect
     exceptions: list[dict[str, object]] = field(default_factory=list)
     aborted: bool = False  # pytest stopped before running tests (a conftest that does not import)
+    ran: set[tuple[str, int]] = field(default_factory=set)  # watched lines that ran
     seconds: float = 0.0
 
 
-def run_tests(python: str, repo: str, project: RProject, timeout: float, coverage: str | None = None, trace: str = "") -> Outcome:
+def run_tests(python: str, repo: str, project: RProject, timeout: float, trace: str = "", watch: list[tuple[str, int]] | None = None) -> Outcome:
     out_file = os.path.join(CACHE, "rt-events.jsonl")
     if os.path.exists(out_file):
         os.remove(out_file)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(repo, project.pythonpath), HERE]),
-           "GG_RT_OUT": out_file, "GG_RT_ROOT": os.path.realpath(repo), "PYTHONDONTWRITEBYTECODE": "1", **({"GG_RT_TRACE": trace} if trace else {})}
+           "GG_RT_OUT": out_file, "GG_RT_ROOT": os.path.realpath(repo), "PYTHONDONTWRITEBYTECODE": "1", **({"GG_RT_TRACE": trace} if trace else {}), "GG_RT_LINES": json.dumps(watch or [])}
     pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "runtime_oracle_plugin", "--continue-on-collection-errors",
               "-o", "addopts=", "--tb=no", "-W", "ignore", *project.tests]
-    args = [python, "-m", "coverage", "run", f"--data-file={coverage}", "--source", repo, *pytest] if coverage else [python, *pytest]
+    args = [python, *pytest]
     t = time.perf_counter()
     text = ""
     try:
@@ -170,6 +172,8 @@ def run_tests(python: str, repo: str, project: RProject, timeout: float, coverag
                     o.tests[ev["nodeid"]] = o.tests.get(ev["nodeid"], True) and ev["outcome"] != "failed"
                 elif ev["event"] == "collect-error":
                     o.collect_errors.add(ev["nodeid"])
+                elif ev["event"] == "ran":
+                    o.ran = {(p, line) for p, line in ev["lines"]}
                 else:
                     o.exceptions.append(ev)
     o.aborted = not o.tests and rc not in (0, 1, 5)
@@ -198,14 +202,6 @@ def _printed_exceptions(text: str, repo: str) -> list[dict[str, object]]:
             out.append({"event": "exception", "nodeid": "", "type": e["type"], "message": e["msg"], "frames": frames})
             frames = []
     return out
-
-
-def executed_lines(python: str, repo: str, data: str) -> dict[str, set[int]]:
-    report = data + ".json"
-    run([python, "-m", "coverage", "json", f"--data-file={data}", "-o", report, "-q", "--ignore-errors"], cwd=repo, check=False)
-    with open(report, encoding="utf-8") as f:
-        files = json.load(f)["files"]
-    return {os.path.relpath(os.path.join(repo, p), repo): set(v["executed_lines"]) for p, v in files.items()}
 
 
 def failing(before: Outcome, after: Outcome) -> set[str]:
@@ -436,7 +432,7 @@ class Result:
     disputed: list[str] = field(default_factory=list)  # graphguard broken sites that ran and did not fail; runtime sites it missed
 
 
-def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation, base: Outcome, executed: dict[str, set[int]],
+def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation, base: Outcome,
             ty_before: collections.Counter[tuple[str, int, str, str]], timeout: float) -> Result:
     from graphguard.config import load as load_config
     from graphguard.graph import CodeGraph
@@ -455,7 +451,9 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
         proc = run([*GG, "check", "--staged", "--format", "json"], cwd=repo, check=False)
         r.check_ms = 1000 * (time.perf_counter() - t)
         report = json.loads(proc.stdout) if proc.returncode in (0, 1) else {"changes": []}
-        after = run_tests(python, repo, project, timeout, trace=m.symbol.name)
+        flagged = {(c["path"], c["line"], c["end_line"]) for ch in report["changes"] for c in ch["callers"] if c["status"] == "broken"}
+        watch = sorted({(p, line) for p, lo, hi in flagged for line in range(lo, hi + 1)})
+        after = run_tests(python, repo, project, timeout, trace=m.symbol.name, watch=watch)
         r.tests_s = after.seconds
         ty_after = ty_diagnostics(repo, project)
         truth = broken_sites(repo, after.exceptions, m.symbol.name)
@@ -496,11 +494,11 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
         r.before_run = len({t for t in suite if t.split("[", 1)[0] in before_tests}) / len(suite)
         r.after_run = len({t for t in suite if named_by(after_entries, t)}) / len(suite)
     # Broken sites: graphguard's broken callers, ty's new diagnostics.
-    flagged = {(c["path"], c["line"], c["end_line"]) for ch in report["changes"] for c in ch["callers"] if c["status"] == "broken"}
     r.truth = len(truth)
     r.gg_found = sum(any(overlaps(t, g) for g in flagged) for t in truth)
-    # Judged: a flagged site that ran before the change, in a run that got that far (no conftest stopped it).
-    ran = {g for g in flagged if not after.aborted and any(line in executed.get(g[0], ()) for line in range(g[1], g[2] + 1))}
+    # Judged: a flagged site that failed, or that ran after the change (it did not fail there: a false alarm).
+    # One that did not run cannot be judged (no test reaches it, or an earlier failure stopped the test).
+    ran = {g for g in flagged if any(overlaps(t, g) for t in truth) or any((g[0], line) in after.ran for line in range(g[1], g[2] + 1))}
     r.gg_flagged_ran = len(ran)
     r.gg_confirmed = sum(any(overlaps(t, g) for t in truth) for g in ran)
     r.disputed = [f"gg-only {g[0]}:{g[1]}" for g in sorted(ran) if not any(overlaps(t, g) for t in truth)]
@@ -534,7 +532,7 @@ def tables(results: list[Result]) -> str:
             f"| {med([r.before_len for r in f]):.0f} files / {med([r.after_len for r in f]):.0f} entries "
             f"| {med([r.before_run for r in f]):.0%} / {med([r.after_run for r in f]):.0%} "
             f"| {sum(r.cut for r in f)} | {sum(r.wired for r in rs)}/{len(rs)} |")
-    rows += ["", "| project | runtime broken sites | graphguard recall | graphguard precision (sites that ran) | ty recall | check ms (median) | tests s (median) |",
+    rows += ["", "| project | runtime broken sites | graphguard recall | graphguard precision (sites judged) | ty recall | check ms (median) | tests s (median) |",
              "|---|---|---|---|---|---|---|"]
     for project in sorted({r.project for r in results}) + ["all"]:
         rs = [r for r in results if project in ("all", r.project)]
@@ -566,14 +564,12 @@ def main() -> None:
     for name in args.projects.split(","):
         project = PROJECTS[name]
         repo = fetch(name, project)
-        data = os.path.join(CACHE, f"rt-{name}.coverage")
-        base = run_tests(python, repo, project, args.timeout, coverage=data)
-        executed = executed_lines(python, repo, data)
+        base = run_tests(python, repo, project, args.timeout)
         ty_before = ty_diagnostics(repo, project)
         mutations = [m for m in plan(repo, project, args.mutations, args.seed) if not args.only or m.symbol.full == args.only]
-        log(f"{name}: {sum(base.tests.values())} tests pass at baseline ({base.seconds:.1f} s under coverage); {len(mutations)} mutations")
+        log(f"{name}: {sum(base.tests.values())} tests pass at baseline ({base.seconds:.1f} s); {len(mutations)} mutations")
         for m in mutations:
-            r = measure(name, project, repo, python, m, base, executed, ty_before, args.timeout)
+            r = measure(name, project, repo, python, m, base, ty_before, args.timeout)
             results.append(r)
             if args.verbose:
                 log(f"  {m.kind:16} {m.symbol.full:50} fail {r.failing_tests:4} tests/{r.failing_files:2} files | files named {r.before_files:4.0%} -> "

@@ -66,11 +66,19 @@ def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
 # records where each such exception was raised (its first frame: for a call that does not bind,
 # the caller's line, since the callee never starts).
 NAME = os.environ.get("GG_RT_TRACE", "")
+# Lines to watch ($GG_RT_LINES, JSON [[path, line], ...]: the sites graphguard calls broken): did they run after the change?
+_WATCH: dict[str, set[int]] = {}
+for _path, _line in json.loads(os.environ.get("GG_RT_LINES") or "[]"):
+    _WATCH.setdefault(os.path.join(ROOT, _path), set()).add(_line)
+_ran: set[tuple[str, int]] = set()
 _raised: dict[int, tuple[BaseException, list[list[object]]]] = {}  # id -> (the exception, kept alive; frames innermost first)
 
 
 def _local(frame: Any, event: str, arg: Any) -> Any:
-    if event == "exception":
+    if event == "line":
+        if frame.f_lineno in _WATCH.get(frame.f_code.co_filename, ()):
+            _ran.add((os.path.relpath(frame.f_code.co_filename, ROOT), frame.f_lineno))
+    elif event == "exception":
         exc = arg[1]
         if isinstance(exc, WANTED) and NAME in str(exc):
             _raised.setdefault(id(exc), (exc, []))[1].append([os.path.relpath(frame.f_code.co_filename, ROOT), frame.f_lineno])
@@ -78,8 +86,9 @@ def _local(frame: Any, event: str, arg: Any) -> Any:
 
 
 def _global(frame: Any, event: str, arg: Any) -> Any:
-    if frame.f_code.co_filename.startswith(ROOT + os.sep):
-        frame.f_trace_lines = False
+    filename = frame.f_code.co_filename
+    if filename.startswith(ROOT + os.sep):
+        frame.f_trace_lines = filename in _WATCH
         return _local
     return None
 
@@ -87,6 +96,8 @@ def _global(frame: Any, event: str, arg: Any) -> Any:
 def pytest_unconfigure(config: Any) -> None:
     for exc, frames in _raised.values():
         _write({"event": "exception", "nodeid": "", "type": type(exc).__name__, "message": str(exc)[:400], "frames": frames[::-1], "traced": True})
+    if _WATCH:
+        _write({"event": "ran", "lines": sorted(_ran)})
 
 
 if os.environ.get("GG_RT_TRACE"):
