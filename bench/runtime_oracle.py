@@ -427,6 +427,7 @@ class Result:
     gg_confirmed: int = 0  # ... that failed at runtime
     ty_found: int = 0
     check_ms: float = 0.0
+    select_ms: float = 0.0  # select_tests, all changes of the mutation (in this process, graph warm)
     tests_s: float = 0.0
     missed: list[str] = field(default_factory=list)  # failing tests the list does not name
     disputed: list[str] = field(default_factory=list)  # graphguard broken sites that ran and did not fail; runtime sites it missed
@@ -476,7 +477,9 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
         for p, line in legacy_tests(graph, config, callers):
             before_files.add(p)
             before_tests.update(t for lo, hi, t in test_spans(repo, p, spans) if lo <= line <= hi)
+        t = time.perf_counter()
         sel = select_tests(graph, config, callers, ch["symbol"], changed_path=ch["path"])
+        r.select_ms += 1000 * (time.perf_counter() - t)
         r.cut = r.cut or sel.omitted > 0
         names = {h.name for h in sel.hits if h.name}
         after_entries |= names
@@ -532,8 +535,8 @@ def tables(results: list[Result]) -> str:
             f"| {med([r.before_len for r in f]):.0f} files / {med([r.after_len for r in f]):.0f} entries "
             f"| {med([r.before_run for r in f]):.0%} / {med([r.after_run for r in f]):.0%} "
             f"| {sum(r.cut for r in f)} | {sum(r.wired for r in rs)}/{len(rs)} |")
-    rows += ["", "| project | runtime broken sites | graphguard recall | graphguard precision (sites judged) | ty recall | check ms (median) | tests s (median) |",
-             "|---|---|---|---|---|---|---|"]
+    rows += ["", "| project | runtime broken sites | graphguard recall | graphguard precision (sites judged) | ty recall | check ms (median) | of which select_tests ms (median / max) | tests s (median) |",
+             "|---|---|---|---|---|---|---|---|"]
     for project in sorted({r.project for r in results}) + ["all"]:
         rs = [r for r in results if project in ("all", r.project)]
         truth = sum(r.truth for r in rs)
@@ -543,7 +546,8 @@ def tables(results: list[Result]) -> str:
             return f"{a / b:.2f} ({a}/{b})" if b else "-"
 
         rows.append(f"| {project} | {truth} | {share(sum(r.gg_found for r in rs), truth)} | {share(sum(r.gg_confirmed for r in rs), ran)} "
-                    f"| {share(sum(r.ty_found for r in rs), truth)} | {med([r.check_ms for r in rs]):.0f} | {med([r.tests_s for r in rs]):.1f} |")
+                    f"| {share(sum(r.ty_found for r in rs), truth)} | {med([r.check_ms for r in rs]):.0f} "
+                    f"| {med([r.select_ms for r in rs]):.0f} / {max([r.select_ms for r in rs], default=0):.0f} | {med([r.tests_s for r in rs]):.1f} |")
     return "\n".join(rows)
 
 
@@ -577,7 +581,7 @@ def main() -> None:
                     f"{' (cut)' if r.cut else ''} | sites {r.truth}: gg {r.gg_found} ty {r.ty_found} | gg ran {r.gg_flagged_ran} ok {r.gg_confirmed}")
                 for d in r.disputed:
                     log(f"      {d}")
-                if args.show:
+                if args.show and r.missed:
                     log("      missed: " + " ".join(r.missed[:20]))
     print(f"runtime oracle, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())},"
           f" {os.cpu_count()} CPUs, seed {args.seed}, {args.mutations} mutations per project, {time.perf_counter() - t0:.0f} s\n")

@@ -57,6 +57,7 @@ class _Walk:
     modules: dict[str, str] = field(default_factory=dict)  # path -> module
     classes: set[str] = field(default_factory=set)  # qualnames of classes (their bodies run at import)
     test_params: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # fixture name -> (path, qualname) of test-file functions taking it
+    dead_ends: list[tuple[_Node, int, bool]] = field(default_factory=list)  # (node, distance, is a method): nothing calls it by name
     bases: dict[str, list[tuple[str, str]]] | None = None  # class -> (base class, its path), from the inherit sites
     file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
     test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
@@ -130,6 +131,7 @@ def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpac
             continue
         frontier.append((_Node(c.path, c.caller), broken and c.kind in ("import", "inherit")))
     _bfs(walk, frontier)
+    _guess_at_dead_ends(walk)
     return _ranked(walk, limit)
 
 
@@ -159,23 +161,45 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
                 frontier.append((_Node(node.path, outer), False))
                 continue
             # Same distance: the definitions a call reaches this one through (appended to the level being walked).
-            frontier.extend((n, False) for n in _dispatched_from(walk, node, local))
-            nxt.extend((n, False) for n in _callers_of(walk, node, local))
+            dispatched = _dispatched_from(walk, node, local)
+            frontier.extend((n, False) for n in dispatched)
+            up = _callers_of(walk, node, local)
             if walk.config.is_test(node.path) and "." not in local:
-                nxt.extend((n, False) for n in _fixture_users(walk, node, local))
+                up += _fixture_users(walk, node, local)
+            if not up and not dispatched and not walk.config.is_test(node.path):
+                walk.dead_ends.append((node, distance, "." in local))
+            nxt.extend((n, False) for n in up)
         frontier = nxt
         distance += 1
 
 
+def _guess_at_dead_ends(walk: _Walk) -> None:
+    """A method nothing calls by name is called some other way (a property, a callback, generated code);
+    so is any definition when the walk found no test at all. The test files that import its file (and
+    have no test named already) are the best guess left: one entry each, one call farther."""
+    named = {p for p, _ in walk.test_hits} | set(walk.file_hits)  # a file whose tests the walk names is not guessed at
+    guessed: dict[str, int] = {}
+    for node, distance, method in walk.dead_ends:
+        if method or not named:
+            for test_path in walk.graph.tests_of(node.path):
+                if is_test_module(test_path) and test_path not in named:
+                    guessed[test_path] = min(guessed.get(test_path, distance + 1), distance + 1)
+    walk.file_hits.update(guessed)
+
+
 def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
     """Where calls that run this method are aimed: the methods it overrides (`self.convert()` in a base class
-    runs `Path.convert`), and for a dunder the class itself (`with x:`, `x()` and `for` call no name)."""
+    runs `Path.convert`), for a dunder the class itself (`with x:`, `x()` and `for` call no name), for a
+    visitor method the visitor's `visit`."""
     if "." not in local or ".<locals>." in local:
         return []
     cls, name = node.qualname.rsplit(".", 1)
     out = []
     if name.startswith("__") and name.endswith("__") and name != "__init__":
         out.append(_Node(node.path, cls + ".__init__"))  # its instantiations: `_callers_of` takes sites that target the class
+    # A visitor's `visit_Name` runs from `visit` (ast.NodeVisitor, jinja2's compiler) through getattr.
+    visit = ("visit", "generic_visit") if name.startswith("visit_") else ()
+    out += [_Node(node.path, f"{cls}.{v}") for v in visit]
     if walk.bases is None:
         walk.bases = {}
         for sub, base, path in walk.graph.db.execute(
@@ -191,6 +215,7 @@ def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
                     seen.add(base)
                     nxt.append(base)
                     out.append(_Node(path, f"{base}.{name}"))
+                    out += [_Node(path, f"{base}.{v}") for v in visit]
         todo = nxt
         if not todo:
             break
