@@ -200,3 +200,70 @@ def test_node_ids_and_test_modules() -> None:
     assert node_id("tests/test_x.py", "TestX.test_b") == "tests/test_x.py::TestX::test_b"
     assert node_id("tests/test_x.py", None) == "tests/test_x.py"
     assert is_test_module("a/test_x.py") and is_test_module("x_test.py") and not is_test_module("tests/conftest.py")
+
+
+def test_through_a_visitor_and_an_override(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    """`visit_Name` runs from `visit` through getattr; `Sub.run` runs from a base class's `self.run()`."""
+    repo = make_repo({**LIB,
+                      "pkg/walk.py": """
+                          from pkg.core import stamp
+
+
+                          class Visitor:
+                              def visit(self, node):
+                                  return getattr(self, "visit_" + type(node).__name__)(node)
+
+
+                          class Gen(Visitor):
+                              def visit_int(self, node):
+                                  return stamp(node, "UTC")
+
+
+                          class Base:
+                              def go(self):
+                                  return self.run()
+
+                              def run(self):
+                                  return 0
+
+
+                          class Sub(Base):
+                              def run(self):
+                                  return stamp(2, "UTC")
+                          """,
+                      "tests/test_walk.py": """
+                          from pkg.walk import Gen, Sub
+
+
+                          def test_visit():
+                              assert Gen().visit(1)
+
+
+                          def test_go():
+                              assert Sub().go()
+
+
+                          def test_other():
+                              assert 1
+                          """})
+    _, sel = _select(repo, graphguard, BREAK)
+    assert _names(sel) == {"tests/test_walk.py::test_visit": 2, "tests/test_walk.py::test_go": 3}
+
+
+def test_a_method_nothing_calls_by_name_falls_back_to_the_files_importing_it(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    repo = make_repo({**LIB,
+                      "pkg/label.py": """
+                          from pkg.core import stamp
+
+
+                          class Label:
+                              @property
+                              def text(self):
+                                  return stamp(3, "UTC")
+                          """,
+                      "tests/test_label.py": "from pkg.label import Label\n\n\ndef test_text():\n    assert Label().text\n",
+                      "tests/test_unrelated.py": "def test_nothing():\n    assert 1\n"})
+    _, sel = _select(repo, graphguard, BREAK)
+    # A property is read, never called: the test file that imports its module is named whole, one call farther.
+    assert _names(sel) == {"tests/test_label.py": 2}
