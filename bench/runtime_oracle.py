@@ -80,12 +80,13 @@ class RProject:
     source: tuple[str, ...]  # folders of the package's code (mutations are drawn there)
     tests: tuple[str, ...]  # what pytest runs
     pythonpath: str  # the import root of the package
+    own_ini: bool = True  # a pytest configuration of its own; else an empty one (not one found in folders above)
 
 
 PROJECTS = {
     "click": RProject("click==8.1.8", ("src",), ("tests",), "src"),
     "jinja2": RProject("jinja2==3.1.6", ("src",), ("tests",), "src"),
-    "toolz": RProject("toolz==1.0.0", ("toolz", "tlz"), ("toolz/tests",), "."),
+    "toolz": RProject("toolz==1.0.0", ("toolz", "tlz"), ("toolz/tests",), ".", own_ini=False),
 }
 
 
@@ -144,6 +145,7 @@ class Outcome:
     exceptions: list[dict[str, object]] = field(default_factory=list)
     aborted: bool = False  # pytest stopped before running tests (a conftest that does not import)
     ran: set[tuple[str, int]] = field(default_factory=set)  # watched lines that ran
+    timed_out: bool = False
     seconds: float = 0.0
 
 
@@ -153,7 +155,11 @@ def run_tests(python: str, repo: str, project: RProject, timeout: float, trace: 
         os.remove(out_file)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(repo, project.pythonpath), HERE]),
            "GG_RT_OUT": out_file, "GG_RT_ROOT": os.path.realpath(repo), "PYTHONDONTWRITEBYTECODE": "1", **({"GG_RT_TRACE": trace} if trace else {}), "GG_RT_LINES": json.dumps(watch or [])}
-    pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "runtime_oracle_plugin", "--continue-on-collection-errors",
+    ini = [] if project.own_ini else ["-c", os.path.join(CACHE, "rt-empty-pytest.ini"), f"--rootdir={repo}"]
+    if ini and not os.path.exists(ini[1]):
+        with open(ini[1], "w") as f:
+            f.write("[pytest]\n")
+    pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", *ini, "-p", "runtime_oracle_plugin", "--continue-on-collection-errors",
               "-o", "addopts=", "--tb=no", "-W", "ignore", *project.tests]
     args = [python, *pytest]
     t = time.perf_counter()
@@ -163,15 +169,20 @@ def run_tests(python: str, repo: str, project: RProject, timeout: float, trace: 
         rc, text = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired:
         rc = -1
-    o = Outcome(seconds=time.perf_counter() - t)
+    o = Outcome(seconds=time.perf_counter() - t, timed_out=rc == -1)
+    prefix = ""  # pytest's node ids are relative to its rootdir (toolz: the tests folder); ours to the repository
     if os.path.exists(out_file):
         with open(out_file, encoding="utf-8") as f:
             for line in f:
                 ev = json.loads(line)
-                if ev["event"] == "test":
-                    o.tests[ev["nodeid"]] = o.tests.get(ev["nodeid"], True) and ev["outcome"] != "failed"
+                if ev["event"] == "rootdir":
+                    rel = os.path.relpath(ev["path"], os.path.realpath(repo))
+                    prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+                elif ev["event"] == "test":
+                    node = prefix + ev["nodeid"]
+                    o.tests[node] = o.tests.get(node, True) and ev["outcome"] != "failed"
                 elif ev["event"] == "collect-error":
-                    o.collect_errors.add(ev["nodeid"])
+                    o.collect_errors.add(prefix + ev["nodeid"])
                 elif ev["event"] == "ran":
                     o.ran = {(p, line) for p, line in ev["lines"]}
                 else:
@@ -434,7 +445,7 @@ class Result:
 
 
 def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation, base: Outcome,
-            ty_before: collections.Counter[tuple[str, int, str, str]], timeout: float) -> Result:
+            ty_before: collections.Counter[tuple[str, int, str, str]], timeout: float) -> Result | None:
     from graphguard.config import load as load_config
     from graphguard.graph import CodeGraph
     from graphguard.result import CallerImpact, Status
@@ -462,6 +473,9 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
         with open(path, "w", encoding="utf-8") as f:
             f.write(original)
         run(["git", "reset", "-q"], cwd=repo)
+    if after.timed_out:
+        log(f"  {m.kind} {m.symbol.full}: the test suite timed out; left out")
+        return None
     fails = failing(base, after)
     suite = {t for t, ok in base.tests.items() if ok}
     r.failing_tests, r.failing_files = len(fails), len({file_of(t) for t in fails})
@@ -494,7 +508,7 @@ def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation
         r.after_files = len({f for f in fail_files if any(file_of(e) == f for e in after_entries)}) / len(fail_files)
         r.after_tests = len({t for t in fails if named_by(after_entries, t)}) / len(fails)
     if suite:
-        r.before_run = len({t for t in suite if t.split("[", 1)[0] in before_tests}) / len(suite)
+        r.before_run = len({t for t in suite if file_of(t) in before_files}) / len(suite)  # its files are what one runs
         r.after_run = len({t for t in suite if named_by(after_entries, t)}) / len(suite)
     # Broken sites: graphguard's broken callers, ty's new diagnostics.
     r.truth = len(truth)
@@ -574,6 +588,8 @@ def main() -> None:
         log(f"{name}: {sum(base.tests.values())} tests pass at baseline ({base.seconds:.1f} s); {len(mutations)} mutations")
         for m in mutations:
             r = measure(name, project, repo, python, m, base, ty_before, args.timeout)
+            if r is None:
+                continue
             results.append(r)
             if args.verbose:
                 log(f"  {m.kind:16} {m.symbol.full:50} fail {r.failing_tests:4} tests/{r.failing_files:2} files | files named {r.before_files:4.0%} -> "

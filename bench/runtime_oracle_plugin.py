@@ -85,12 +85,22 @@ def _local(frame: Any, event: str, arg: Any) -> Any:
     return _local
 
 
+_holds: dict[Any, bool] = {}  # code object -> does it hold a watched line (only those pay for line events)
+
+
 def _global(frame: Any, event: str, arg: Any) -> Any:
-    filename = frame.f_code.co_filename
-    if filename.startswith(ROOT + os.sep):
-        frame.f_trace_lines = filename in _WATCH
+    code = frame.f_code
+    if code.co_filename.startswith(ROOT + os.sep):
+        if code not in _holds:
+            lines = {line for _, _, line in code.co_lines() if line is not None}
+            _holds[code] = bool(lines & _WATCH.get(code.co_filename, set()))
+        frame.f_trace_lines = _holds[code]
         return _local
     return None
+
+
+def pytest_configure(config: Any) -> None:
+    _write({"event": "rootdir", "path": str(config.rootpath)})
 
 
 def pytest_unconfigure(config: Any) -> None:
