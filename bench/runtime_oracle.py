@@ -150,7 +150,7 @@ class Outcome:
 
 
 def run_tests(python: str, repo: str, project: RProject, timeout: float, trace: str = "", watch: list[tuple[str, int]] | None = None) -> Outcome:
-    out_file = os.path.join(CACHE, "rt-events.jsonl")
+    out_file = os.path.join(CACHE, f"rt-events-{os.path.basename(repo)}.jsonl")  # one per project: runs may go side by side
     if os.path.exists(out_file):
         os.remove(out_file)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(repo, project.pythonpath), HERE]),
