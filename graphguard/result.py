@@ -25,6 +25,7 @@ class ChangeKind(WireEnum):
     MOVED = "moved"
     SIGNATURE = "signature"
     SYNTAX_ERROR = "syntax-error"  # the new version does not parse: its importers fail (blocks unless block_on drops it)
+    NEW_CALLS = "new-calls"  # the interface did not change, but calls written in this change do not bind to it
 
 
 #: The change kind (and code) of a file whose new version does not parse.

@@ -170,7 +170,7 @@ def test_symlinked_hooks_are_chained_and_restored_not_written_through(make_repo:
     assert os.readlink(hooks / ("pre-commit" + LEGACY_SUFFIX)) == "../../scripts/check.sh"
     assert os.readlink(hooks / ("post-merge" + LEGACY_SUFFIX)) == "../../scripts/gone.sh"
     assert MARKER in (hooks / "pre-commit").read_text()
-    proc = commit(repo, FIX)
+    proc = commit(repo, {**BREAK, **FIX})  # a complete refactor: passes (FIX alone is f(1, 2) for def f(a): a broken new call)
     assert proc.returncode == 0, proc.stdout
     assert "linked hook ran" in proc.stdout
 

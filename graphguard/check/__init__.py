@@ -6,6 +6,8 @@
     overlay.build         both versions of the repository over the stored graph -> Overlay
     interface.find        syntax errors, lost re-exports, libcst signatures -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
+    uses.once             each site under one change only (a class and its base's __init__)
+    calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact
     decide.decide         each use bound to the new signature               -> SymbolImpact
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
     merge.union           a merge: the same, against each other parent, united
@@ -19,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import decide, interface, overlay, revisions, tests_to_run, uses
+from graphguard.check import calls, decide, interface, overlay, revisions, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -75,11 +77,14 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[s
     over = overlay.build(repo, sides)
     found = interface.find(over, config)
     changes = list(found.impacts)
-    for ic in found.changes:
-        entry = decide.decide(over, config, ic, uses.gather(over, config, ic))
+    gathered = uses.once([uses.gather(over, config, ic) for ic in found.changes])
+    for ic, its_uses in zip(found.changes, gathered, strict=True):
+        entry = decide.decide(over, config, ic, its_uses)
         if entry is not None:
             changes.append(entry)
+    new_calls = calls.find(over, config, found)
+    changes += new_calls
     changes = tests_to_run.attach(over.graph, config, changes)
-    if found.changes:  # output order: by place (the findings above come in the order they are looked for)
+    if found.changes or new_calls:  # output order: by place (the findings above come in the order they are looked for)
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
     return Findings(changes, sides.warnings + found.warnings)

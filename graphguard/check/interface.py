@@ -67,6 +67,7 @@ class Interface(NamedTuple):
     changes: list[InterfaceChange]  # each gets its uses gathered and decided
     impacts: list[SymbolImpact]  # decided already: lost re-exports, files that no longer parse
     warnings: list[FileWarning]
+    unparsable: frozenset[str] = frozenset()  # changed files whose new version is not Python
 
 
 def find(overlay: Overlay, config: Config) -> Interface:
@@ -85,7 +86,7 @@ def find(overlay: Overlay, config: Config) -> Interface:
     shaped = [p for p in sorted(sides.paths) if p not in unparsable
               and _shape(overlay.old_facts(p) if p in sides.old.data else None) != _shape(overlay.new_facts.get(p))]
     changes = _signature_changes(overlay, shaped, warnings) if shaped else []
-    return Interface(changes, impacts, warnings)
+    return Interface(changes, impacts, warnings, frozenset(unparsable))
 
 
 def _signature_changes(overlay: Overlay, shaped: list[str], warnings: list[FileWarning]) -> list[InterfaceChange]:

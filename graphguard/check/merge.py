@@ -9,7 +9,7 @@ import dataclasses
 from graphguard import git
 from graphguard.check.revisions import Revisions
 from graphguard.model import UseKind
-from graphguard.result import CallerImpact, CheckResult, Status, TestHit
+from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit
 
 
 def other_parents(root: str, revs: Revisions) -> list[str]:
@@ -44,6 +44,7 @@ def union(into: CheckResult, other: CheckResult) -> None:
             have, callers=callers, breaking=tuple(dict.fromkeys(have.breaking + ch.breaking)),
             tests=_tests(have.tests + ch.tests), tests_omitted=max(have.tests_omitted, ch.tests_omitted))
     into.warnings += [w for w in other.warnings if w not in into.warnings]
+    into.changes[:] = _new_calls_once(into.changes)
     into.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
 
 
@@ -55,3 +56,17 @@ def _tests(hits: tuple[TestHit, ...]) -> tuple[TestHit, ...]:
         if key not in best or t.distance < best[key].distance:
             best[key] = t
     return tuple(sorted(best.values(), key=lambda t: (t.distance, t.path, t.line)))
+
+
+def _new_calls_once(changes: list[SymbolImpact]) -> list[SymbolImpact]:
+    """A call new relative to one parent and a caller of a change relative to the other is
+    reported with the change: the `new-calls` entry keeps the rest, if any is broken."""
+    decided = {_caller_key(c) for ch in changes if ch.change is not ChangeKind.NEW_CALLS for c in ch.callers}
+    out = []
+    for ch in changes:
+        if ch.change is ChangeKind.NEW_CALLS:
+            ch = dataclasses.replace(ch, callers=tuple(c for c in ch.callers if _caller_key(c) not in decided))
+            if not ch.broken:
+                continue
+        out.append(ch)
+    return out

@@ -38,6 +38,7 @@ class Overlay:
     new_entries: dict[str, str]
     old_map: ModuleMap
     new_map: ModuleMap
+    root: str = ""  # the repository's work tree (to read a blob)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
 
@@ -126,7 +127,8 @@ def build(repo: Repo, sides: Sides) -> Overlay:
     old_map = ModuleMap.build(old_entries)
     # Module names depend only on the set of paths: most changes add or remove no file.
     new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
-    return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map)
+    return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
+                   repo.root)
 
 
 def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:

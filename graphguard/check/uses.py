@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from graphguard.impact import Found
     from graphguard.resolve import Resolver, Site
 
-_Key = tuple[str, int, int, UseKind]
+_Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
+_Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)
 
 
 def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]:
@@ -51,7 +52,29 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)]
-    return [_on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+    return [on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+
+
+def once(gathered: list[list[Found]]) -> list[list[Found]]:
+    """Each site under one change only, whatever number of changed definitions it reached.
+
+    `Sub(...)` reaches the class `Sub` (whose constructor changed with its base's) and the
+    base's `__init__`: it is reported once, where it is direct (not through a constructor run
+    by instantiation), else under the first change that found it. A site is its place and
+    what is written there: the names of one import statement share a place.
+    """
+    owner: dict[_Site, tuple[bool, int]] = {}
+    for i, found in enumerate(gathered):
+        for f in found:
+            rank = (f.via.value == "init", i)
+            key = _site(f)
+            if key not in owner or rank < owner[key]:
+                owner[key] = rank
+    return [[f for f in found if owner[_site(f)][1] == i] for i, found in enumerate(gathered)]
+
+
+def _site(f: Found) -> _Site:
+    return (f.path, f.line, f.col, f.kind, f.text)
 
 
 def _add(found: dict[_Key, Found], f: Found) -> None:
@@ -109,7 +132,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
                 found[key] = dataclasses.replace(f, reaches_new=True)
 
 
-def _on_class(resolver: Resolver, f: Found) -> Found:
+def on_class(resolver: Resolver, f: Found) -> Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.impact import Via
     from graphguard.resolve import Sym

@@ -1,0 +1,89 @@
+"""`check --staged` latency of a body-only and a signature edit, for one or more graphguard versions.
+
+    python bench/check_latency.py REPO [--version LABEL=SRC ...] [--runs 5]
+        [--file django/utils/timezone.py] [--function now]
+
+REPO is a git repository (e.g. a copy of Django 5.2.8 made a git repository), indexed
+first. Each version is a folder holding a `graphguard` package (e.g. `git archive REV
+graphguard | tar -x -C /tmp/old`), run through PYTHONPATH; without --version, the
+installed one. Runs alternate between the versions, so a change in the machine's load
+hits them alike. Prints medians of whole-process wall times, and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(repo: str, src: str) -> float:
+    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "graphguard", "check", "--staged", "--format", "json"], cwd=repo, env=env,
+                          capture_output=True)
+    elapsed = time.perf_counter() - t
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"check failed: {proc.stderr.decode()[-400:]}")
+    return elapsed
+
+
+def edit(repo: str, path: str, function: str, kind: str) -> None:
+    """Stage an edit of `function`: a statement added to its body, or a required parameter added."""
+    full = os.path.join(repo, path)
+    with open(full, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(rf"^(\s*)def {function}\((.*?)\):\n", text, re.MULTILINE)
+    if m is None:
+        raise SystemExit(f"no `def {function}(` in {path}")
+    if kind == "body":
+        indent = m.group(1) + "    "
+        new = text[:m.end()] + f"{indent}_bench = 1\n" + text[m.end():]
+    else:
+        params = m.group(2)
+        new = text[:m.start(2)] + (params + ", " if params else "") + "bench_required" + text[m.end(2):]
+    with open(full, "w", encoding="utf-8") as f:
+        f.write(new)
+    subprocess.run(["git", "add", path], cwd=repo, check=True)
+
+
+def reset(repo: str) -> None:
+    subprocess.run(["git", "reset", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, check=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("repo")
+    ap.add_argument("--version", action="append", default=[], metavar="LABEL=SRC")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--file", default="django/utils/timezone.py")
+    ap.add_argument("--function", default="now")
+    args = ap.parse_args()
+    versions = [tuple(v.split("=", 1)) for v in args.version] or [("installed", "")]
+    reset(args.repo)
+    subprocess.run([sys.executable, "-m", "graphguard", "index"], cwd=args.repo, env=dict(os.environ, PYTHONPATH=versions[0][1]),
+                   check=True, capture_output=True)
+    print(f"{args.repo}: check --staged, {args.file} {args.function}(), median of {args.runs} whole-process runs (s)")
+    print(f"{'version':<12} {'body edit':>10} {'signature edit':>15}")
+    times: dict[tuple[str, str], list[float]] = {}
+    for kind in ("body", "signature"):
+        edit(args.repo, args.file, args.function, kind)
+        for label, src in versions:  # warm the page cache and the blob cache once
+            run(args.repo, src)
+        for _ in range(args.runs):
+            for label, src in versions:
+                times.setdefault((label, kind), []).append(run(args.repo, src))
+        reset(args.repo)
+    for label, _ in versions:
+        body, sig = (statistics.median(times[(label, k)]) for k in ("body", "signature"))
+        print(f"{label:<12} {body:>10.3f} {sig:>15.3f}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Stage 4b: calls this change wrote, bound against their target's current signature.
+
+A call added in this change (`f(1)` for `def f(a, b)`), or one whose arguments changed,
+breaks as surely as an old call to a changed definition. A call site of a changed file's
+new version is new when its (target, call shape) is not among the old version's calls;
+each new call to a repository definition whose interface did not change (those are
+decided with their change) is bound against that definition's signature. Targets with a
+broken new call are reported as a `new-calls` change listing the new calls to them.
+
+Cheap for a body-only edit: when the new version has no (callee, shape) the old one lacks
+and binds its names as before, nothing is resolved; libcst reads only the files that
+define a target of a new call.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, NamedTuple
+
+from graphguard import git
+from graphguard.check.interface import Interface
+from graphguard.check.overlay import Overlay
+from graphguard.check.uses import on_class
+from graphguard.config import Config
+from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
+
+if TYPE_CHECKING:
+    from graphguard import signature
+    from graphguard.impact import Found
+    from graphguard.resolve import Site
+
+
+class NewCall(NamedTuple):
+    """A call site of a changed file's new version that the old version did not have."""
+
+    path: str
+    site: Site  # resolved against the new version of the repository
+
+
+def find(overlay: Overlay, config: Config, interface: Interface) -> list[SymbolImpact]:
+    """The `new-calls` entries: one per repository definition that a new call fails to bind to."""
+    changes = interface.changes
+    calls = [c for p in _candidate_files(overlay, config) if p not in interface.unparsable for c in _new_calls(overlay, p)]
+    changed = {q for ic in changes for q in (ic.qualname, ic.new_qualname) if q is not None}
+    calls = [c for c in calls if c.site.target not in changed and c.site.init_target not in changed]
+    if not calls:
+        return []
+    by_target: dict[str, list[NewCall]] = defaultdict(list)
+    for c in calls:
+        assert c.site.target is not None
+        by_target[c.site.target].append(c)
+    sigs = _Signatures(overlay)
+    out = []
+    for target, sites in sorted(by_target.items()):
+        found = sigs.of(target, sites[0].site.target_path)
+        if found is None:
+            continue
+        path, sig = found
+        if not _plain(sig):
+            continue
+        callers = sorted((_bind(overlay, target, sig, c) for c in sites), key=lambda k: (k.status is not Status.BROKEN, k.path, k.line))
+        if any(k.status is Status.BROKEN for k in callers):
+            out.append(SymbolImpact(symbol=target, path=path, line=sig.line, change=ChangeKind.NEW_CALLS, breaking=(),
+                                    before=sig.text, after=sig.text, callers=tuple(callers), public=False))
+    return out
+
+
+#: Decorators of a function or method known to keep the parameters its callers pass.
+_KEEP_PARAMS = frozenset({"staticmethod", "classmethod", "property", "cached_property", "abstractmethod", "override", "final",
+                          "cache", "lru_cache", "wraps", "contextmanager", "asynccontextmanager", "deprecated"})
+
+
+def _plain(sig: signature.Signature) -> bool:
+    """Is the signature as written the one its callers meet? Any other decorator (`@click.command()`,
+    `@pytest.fixture`, a project's own) may wrap the function in anything: its new calls are not judged."""
+    if sig.kind == DefKind.CLASS.value:
+        return True  # the signature model knows the class decorators that change a constructor
+    return all(d.partition("(")[0].rpartition(".")[2] in _KEEP_PARAMS for d in sig.decorators)
+
+
+def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
+    """Changed files whose new version may hold a new call (cheap: tree-sitter facts only)."""
+    out = []
+    for path in sorted(overlay.sides.new.data):
+        new = overlay.new_facts.get(path)
+        if new is None or not new.parsed or not new.calls or config.is_generated(path) or path not in overlay.new_map.primary:
+            continue
+        old = overlay.old_facts(path) if path in overlay.sides.old.data else None
+        if old is None or not _same_calls(old, new):
+            out.append(path)
+    return out
+
+
+def _same_calls(old: FileFacts, new: FileFacts) -> bool:
+    """Every call of `new` is written, with its shape, in `old`, and names are bound as before:
+    then every call reaches the target it reached, with the arguments it had."""
+    written = {(c.callee, c.scope, c.shape) for c in old.calls}
+    if any((c.callee, c.scope, c.shape) not in written for c in new.calls):
+        return False
+    return _names(old) == _names(new)
+
+
+def _names(facts: FileFacts) -> object:
+    """What decides where a name leads, without line numbers."""
+    return ({i._replace(line=0, end_line=0) for i in facts.imports}, {b._replace(line=0) for b in facts.bindings},
+            {(d.qualname, d.kind, d.bases) for d in facts.definitions})
+
+
+def _new_calls(overlay: Overlay, path: str) -> list[NewCall]:
+    """Calls of the new version to a repository definition whose (target, shape) the old version has not."""
+    fresh = overlay.resolved_new(path)
+    old = _old_calls(overlay, path)
+    return [NewCall(path, s) for s in fresh.sites
+            if s.kind == "call" and s.resolution is Resolution.EXACT and s.target is not None and s.target_path is not None
+            and (s.target, s.shape) not in old]
+
+
+def _old_calls(overlay: Overlay, path: str) -> set[tuple[str | None, CallShape]]:
+    """(target, shape) of the old version's calls: stored when the graph describes the old side."""
+    if path not in overlay.sides.old.data or path not in overlay.old_map.primary:
+        return set()
+    if overlay.graph_is_old:
+        rows = overlay.graph.db.execute(
+            "SELECT s.target, s.n_positional, s.keywords, s.has_star, s.has_starstar FROM sites s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? AND s.kind = 'call'", (path,))
+        return {(target, CallShape.from_row(*shape)) for target, *shape in rows}
+    return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind == "call"}
+
+
+class _Signatures:
+    """libcst signatures of the files that define targets, each file read once."""
+
+    def __init__(self, overlay: Overlay) -> None:
+        self.overlay = overlay
+        self.files: dict[str, signature.ModuleSignatures | None] = {}
+
+    def of(self, target: str, path: str | None) -> tuple[str, signature.Signature] | None:
+        module = self.overlay.new_map.primary.get(path or "")
+        if path is None or module is None or not target.startswith(module + "."):
+            return None
+        sigs = self.files[path] if path in self.files else self.files.setdefault(path, self._extract(path))
+        sig = sigs.defs.get(target[len(module) + 1:]) if sigs is not None else None
+        return (path, sig) if sig is not None else None
+
+    def _extract(self, path: str) -> signature.ModuleSignatures | None:
+        from graphguard import signature
+
+        data = self.overlay.sides.new.data.get(path)
+        if data is None:
+            sha = self.overlay.new_entries.get(path)
+            if sha is None:
+                return None
+            data = next((d for _, d in git.read_blobs(self.overlay.root, [sha])), None)
+        try:
+            return signature.extract(data) if data is not None else None
+        except signature.SignatureParseError:
+            return None  # its own check warns about a file that does not parse
+
+
+def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall) -> CallerImpact:
+    from graphguard import impact
+    from graphguard.binding import bind
+
+    s = call.site
+    use: Found = impact.Found(call.path, s.line, s.end_line, s.col, s.scope, UseKind.CALL, s.text, s.resolution, s.shape, True)
+    is_method = sig.kind == DefKind.METHOD.value
+    if is_method:
+        use = on_class(overlay.new_resolver, use)
+    ctx = impact.ChangeContext(ChangeKind.NEW_CALLS, target, target, (), sig, is_method,
+                               target.rsplit(".", 2)[-2] if is_method else None)
+    binding = bind(s.shape, sig, implicit_first=impact.implicit_first(ctx, use, sig))
+    return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT)
