@@ -68,8 +68,10 @@ class CallerImpact:
 @dataclass(frozen=True)
 class TestHit:
     path: str
-    line: int
-    direct: bool
+    line: int  # the test function's definition (1 for a whole file)
+    direct: bool  # the test (or the file, at import) uses the changed definition itself: distance 1
+    name: str | None = None  # pytest node id: "tests/test_x.py::TestClass::test_y", or "tests/test_x.py" for the whole file
+    distance: int = 1  # call edges from the test to the changed definition (through helpers, fixtures, callers)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class SymbolImpact:
     after: str | None
     callers: tuple[CallerImpact, ...] = ()
     tests: tuple[TestHit, ...] = ()
+    tests_omitted: int = 0  # tests reached but left out of `tests` by the cap (nearest kept)
     ignored: tuple[str, ...] = ()  # codes accepted by an inline `# graphguard: ignore[...]` ("*": all)
     public: bool = False  # in a public-API package: callers outside the repository break too
 

@@ -9,7 +9,7 @@ import dataclasses
 from graphguard import git
 from graphguard.check.revisions import Revisions
 from graphguard.model import UseKind
-from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact
+from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit
 
 
 def other_parents(root: str, revs: Revisions) -> list[str]:
@@ -42,10 +42,20 @@ def union(into: CheckResult, other: CheckResult) -> None:
         callers = tuple(sorted(have.callers + extra, key=lambda c: (c.status is not Status.BROKEN, c.path, c.line)))
         into.changes[i] = dataclasses.replace(
             have, callers=callers, breaking=tuple(dict.fromkeys(have.breaking + ch.breaking)),
-            tests=have.tests + tuple(t for t in ch.tests if t not in have.tests))
+            tests=_tests(have.tests + ch.tests), tests_omitted=max(have.tests_omitted, ch.tests_omitted))
     into.warnings += [w for w in other.warnings if w not in into.warnings]
     into.changes[:] = _new_calls_once(into.changes)
     into.changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+
+
+def _tests(hits: tuple[TestHit, ...]) -> tuple[TestHit, ...]:
+    """One entry per test (its nearest distance from either parent), nearest first."""
+    best: dict[str, TestHit] = {}
+    for t in hits:
+        key = t.name or f"{t.path}:{t.line}"
+        if key not in best or t.distance < best[key].distance:
+            best[key] = t
+    return tuple(sorted(best.values(), key=lambda t: (t.distance, t.path, t.line)))
 
 
 def _new_calls_once(changes: list[SymbolImpact]) -> list[SymbolImpact]:

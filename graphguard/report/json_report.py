@@ -32,7 +32,8 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                      "reason": k.reason, "kind": k.kind.value, "resolution": k.resolution.value}
                     for k in c.callers
                 ],
-                "tests": [{"path": t.path, "line": t.line, "direct": t.direct} for t in c.tests],
+                "tests": [{"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance} for t in c.tests],
+                "tests_omitted": c.tests_omitted,
             }
             for c in result.changes
         ],

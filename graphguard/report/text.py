@@ -31,11 +31,13 @@ def _files(paths: list[str], verbose: bool) -> str:
     return " ".join(paths[:MAX_LISTED]) + f" (+{len(paths) - MAX_LISTED} more: --verbose lists all)"
 
 
-def _tests(tests: tuple[TestHit, ...], verbose: bool) -> list[str]:
-    direct = [t.path for t in tests if t.direct]
-    through = [t.path for t in tests if not t.direct]
+def _tests(tests: tuple[TestHit, ...], omitted: int, verbose: bool) -> list[str]:
+    """One word per test file (JSON names each test: tests[].name), and whether the list was cut."""
+    direct = list(dict.fromkeys(t.path for t in tests if t.direct))
+    through = [p for p in dict.fromkeys(t.path for t in tests if not t.direct) if p not in direct]
     return ([f"  tests that use it: {_files(direct, verbose)}"] if direct else []) + (
-        [f"  tests through its callers: {_files(through, verbose)}"] if through else [])
+        [f"  tests through its callers: {_files(through, verbose)}"] if through else []) + (
+        [f"  (+{omitted} more tests reach it: the list was cut to stay short)"] if omitted else [])
 
 
 def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
@@ -76,7 +78,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
             lines.append(c("dim", f"  {'+ ' if listed else ''}{_plural(rest, 'caller still binds', 'callers still bind')} (--verbose lists them)"))
         if not ch.callers:
             lines.append(c("dim", "  no callers in the repository"))
-        lines += _tests(ch.tests, verbose)
+        lines += _tests(ch.tests, ch.tests_omitted, verbose)
         lines.append("")
     lines += _command(result, runner)
     for w in result.warnings:

@@ -1,0 +1,314 @@
+"""The tests that matter for one changed definition, by name (pytest node ids), nearest first. Pure over the graph.
+
+    callers of the changed definition (the check's uses)             distance 1
+      -> reverse call edges: sites whose target is the node, and, for a method,
+         unresolved `x.name(...)` calls of its name (fixtures and helpers are rarely typed)
+      -> a nested function reaches its enclosing function
+      -> a fixture (a top-level function of a test file or conftest.py) reaches every test
+         and fixture that names it as a parameter, in its file or under its conftest's folder
+      -> a use at import time (module level, class body, an import of a removed name)
+         reaches every test of the test files that import that module (a conftest: its folder)
+    stop at test functions (`test*`, `Test*.test*` in `test_*.py` / `*_test.py`).
+
+A node is a definition's qualified name, as the graph stores sites' scopes. The walk is
+breadth-first and bounded (depth, nodes): a test found at distance d calls the changed
+definition through d - 1 functions. The list is capped: when it is longer, the files with
+the most tests become one entry each (`tests/test_x.py` runs them all), and what is still
+too much is cut, farthest first, and counted.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from graphguard.config import Config
+from graphguard.graph import BUILTIN_METHODS, CodeGraph
+from graphguard.result import CallerImpact, Status, TestHit
+
+#: Entries in one change's list; beyond it whole files, then a cut (counted in `Selection.omitted`).
+MAX_TESTS = 60
+#: Call edges walked up from a caller; a test farther than this is not named.
+MAX_DEPTH = 16
+#: Definitions visited per change: bounds the walk on a large repository (names like `run` reach far).
+MAX_NODES = 4000
+#: Reverse import hops from a module that fails at import time to the test files importing it.
+MAX_IMPORT_HOPS = 6
+
+
+@dataclass(frozen=True)
+class Selection:
+    hits: tuple[TestHit, ...]
+    omitted: int = 0  # tests (or files) reached but left out by the cap
+
+
+@dataclass(frozen=True)
+class _Node:
+    path: str
+    qualname: str  # full dotted name; the module itself for import-time code
+
+
+@dataclass
+class _Walk:
+    graph: CodeGraph
+    config: Config
+    modules: dict[str, str] = field(default_factory=dict)  # path -> module
+    classes: set[str] = field(default_factory=set)  # qualnames of classes (their bodies run at import)
+    test_params: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # fixture name -> (path, qualname) of test-file functions taking it
+    dead_ends: list[tuple[_Node, int, bool]] = field(default_factory=list)  # (node, distance, is a method): nothing calls it by name
+    bases: dict[str, list[tuple[str, str]]] | None = None  # class -> (base class, its path), from the inherit sites
+    file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
+    test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
+
+    def module(self, path: str) -> str:
+        if path not in self.modules:
+            row = self.graph.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
+            self.modules[path] = row[0] if row else ""
+        return self.modules[path]
+
+    def local(self, node: _Node) -> str:
+        module = self.module(node.path)
+        return node.qualname[len(module) + 1:] if module and node.qualname.startswith(module + ".") else node.qualname
+
+
+def is_test_module(path: str) -> bool:
+    """A file pytest collects by default (`python_files = test_*.py *_test.py`)."""
+    name = posixpath.basename(path)
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def enclosing_test(local: str) -> str | None:
+    """The collected test a local qualname is, or lies in (`f.<locals>.g` lies in `f`); None when none."""
+    outer = local.split(".<locals>.", 1)[0]
+    parts = outer.split(".")
+    if len(parts) == 1 and parts[0].startswith("test"):
+        return outer
+    if len(parts) == 2 and parts[0].startswith("Test") and parts[1].startswith("test"):
+        return outer
+    return None
+
+
+def node_id(path: str, local: str | None) -> str:
+    """pytest's node id: `tests/test_x.py::TestClass::test_y`, or the file for the whole of it."""
+    return path if local is None else path + "::" + local.replace(".", "::")
+
+
+def parameter_names(signature: str) -> tuple[str, ...]:
+    """The parameter names of a stored signature text (`def f(a, b=1, *c, d, **e) -> X`); () when it does not parse."""
+    text = signature.strip()
+    text = text.removeprefix("async ")
+    try:
+        tree = ast.parse(text + ": pass")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, ast.FunctionDef):
+        return ()
+    a = fn.args
+    return tuple(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs))
+
+
+def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpact], changed_symbol: str,
+                 *, changed_path: str | None = None, limit: int = MAX_TESTS) -> Selection:
+    """The tests that reach `changed_symbol` through its callers, nearest first, at most `limit` entries."""
+    walk = _Walk(graph, config)
+    walk.classes = {q for (q,) in graph.db.execute("SELECT qualname FROM symbols WHERE kind = 'class'")}
+    frontier: list[tuple[_Node, bool]] = []  # (node, runs at import time)
+    if changed_path is not None and config.is_test(changed_path):
+        frontier.append((_Node(changed_path, changed_symbol), False))  # a changed fixture or helper: its own users
+    for c in callers:
+        if config.is_generated(c.path) and not config.is_test(c.path):
+            continue
+        # An import of a removed name, or a broken base class, fails when the module is imported;
+        # one that still works runs nothing: a subclass runs the change when it is instantiated.
+        broken = c.status is Status.BROKEN
+        if c.kind == "import" and not broken:
+            continue
+        if c.kind == "inherit" and not broken:
+            frontier.append((_Node(c.path, c.caller + ".__init__"), False))
+            continue
+        frontier.append((_Node(c.path, c.caller), broken and c.kind in ("import", "inherit")))
+    _bfs(walk, frontier)
+    _guess_at_dead_ends(walk)
+    return _ranked(walk, limit)
+
+
+def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
+    seen: set[_Node] = set()
+    frontier = start
+    distance = 1
+    while frontier and distance <= MAX_DEPTH and len(seen) < MAX_NODES:
+        nxt: list[tuple[_Node, bool]] = []
+        for node, at_import in frontier:
+            if node in seen or len(seen) >= MAX_NODES:
+                continue
+            seen.add(node)
+            local = walk.local(node)
+            # Module-level code and a class body (not one inside a function) run when the module is imported.
+            if at_import or node.qualname == walk.module(node.path) or node.qualname in walk.classes and ".<locals>." not in local:
+                _import_time(walk, node.path, distance)
+                continue
+            test = enclosing_test(local) if is_test_module(node.path) else None
+            if test is not None:
+                key = (node.path, test)
+                walk.test_hits[key] = min(walk.test_hits.get(key, distance), distance)
+                continue
+            if ".<locals>." in local:  # a nested function is defined, and usually run, by its enclosing one
+                outer = node.qualname.rsplit(".<locals>.", 1)[0]
+                # Same distance: appended to the level being walked (the loop reaches it).
+                frontier.append((_Node(node.path, outer), False))
+                continue
+            # Same distance: the definitions a call reaches this one through (appended to the level being walked).
+            dispatched = _dispatched_from(walk, node, local)
+            frontier.extend((n, False) for n in dispatched)
+            up = _callers_of(walk, node, local)
+            if walk.config.is_test(node.path) and "." not in local:
+                up += _fixture_users(walk, node, local)
+            if not up and not dispatched and not walk.config.is_test(node.path):
+                walk.dead_ends.append((node, distance, "." in local))
+            nxt.extend((n, False) for n in up)
+        frontier = nxt
+        distance += 1
+
+
+def _guess_at_dead_ends(walk: _Walk) -> None:
+    """A method nothing calls by name is called some other way (a property, a callback, generated code);
+    so is any definition when the walk found no test at all. The test files that import its file (and
+    have no test named already) are the best guess left: one entry each, one call farther."""
+    named = {p for p, _ in walk.test_hits} | set(walk.file_hits)  # a file whose tests the walk names is not guessed at
+    guessed: dict[str, int] = {}
+    for node, distance, method in walk.dead_ends:
+        if method or not named:
+            for test_path in walk.graph.tests_of(node.path):
+                if is_test_module(test_path) and test_path not in named:
+                    guessed[test_path] = min(guessed.get(test_path, distance + 1), distance + 1)
+    walk.file_hits.update(guessed)
+
+
+def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
+    """Where calls that run this method are aimed: the methods it overrides (`self.convert()` in a base class
+    runs `Path.convert`), for a dunder the class itself (`with x:`, `x()` and `for` call no name), for a
+    visitor method the visitor's `visit`."""
+    if "." not in local or ".<locals>." in local:
+        return []
+    cls, name = node.qualname.rsplit(".", 1)
+    out = []
+    if name.startswith("__") and name.endswith("__") and name != "__init__":
+        out.append(_Node(node.path, cls + ".__init__"))  # its instantiations: `_callers_of` takes sites that target the class
+    # A visitor's `visit_Name` runs from `visit` (ast.NodeVisitor, jinja2's compiler) through getattr.
+    visit = ("visit", "generic_visit") if name.startswith("visit_") else ()
+    out += [_Node(node.path, f"{cls}.{v}") for v in visit]
+    if walk.bases is None:
+        walk.bases = {}
+        for sub, base, path in walk.graph.db.execute(
+                "SELECT s.scope, s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
+                " WHERE s.kind = 'inherit' AND s.target IS NOT NULL"):
+            walk.bases.setdefault(sub, []).append((base, path))
+    seen, todo = {cls}, [cls]
+    for _ in range(32):  # inheritance depth
+        nxt = []
+        for c in todo:
+            for base, path in walk.bases.get(c, ()):
+                if base not in seen:
+                    seen.add(base)
+                    nxt.append(base)
+                    out.append(_Node(path, f"{base}.{name}"))
+                    out += [_Node(path, f"{base}.{v}") for v in visit]
+        todo = nxt
+        if not todo:
+            break
+    return out
+
+
+def _callers_of(walk: _Walk, node: _Node, local: str) -> list[_Node]:
+    """Scopes of the sites that call or name `node`: by target, and for a method by its name on an unknown receiver."""
+    db = walk.graph.db
+    rows = db.execute(
+        "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id WHERE (s.target = ? OR s.init_target = ?)"
+        " AND s.kind IN ('call', 'reference')", (node.qualname, node.qualname)).fetchall()
+    name = local.rsplit(".", 1)[-1]
+    method = "." in local and ".<locals>." not in local and local.rsplit(".", 1)[0] + "." + name == local
+    if method and not (name.startswith("__") and name.endswith("__")) and name not in BUILTIN_METHODS:
+        rows += db.execute(
+            "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id"
+            " WHERE s.name = ? AND s.resolution = 'unresolved' AND s.kind = 'call' AND s.text LIKE ?", (name, "%." + name)).fetchall()
+    if name == "__init__":  # `Class(...)` runs it: sites that target the class
+        rows += db.execute(
+            "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id WHERE s.target = ? AND s.kind = 'call'",
+            (node.qualname.rsplit(".", 1)[0],)).fetchall()
+    return [_Node(p, scope) for p, scope in rows]
+
+
+def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
+    """Tests and fixtures that take `name` as a parameter where pytest would find this fixture."""
+    if name not in walk.test_params:
+        # Only the signatures that mention the name are parsed: a large test suite has tens of thousands.
+        walk.test_params[name] = [
+            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
+                "SELECT f.path, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+                " WHERE f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0", (name,))
+            if ".<locals>." not in qualname and name in parameter_names(signature)]
+    folder = posixpath.dirname(node.path)
+    conftest = posixpath.basename(node.path) == "conftest.py"
+    return [_Node(path, qualname) for path, qualname in walk.test_params[name]
+            if path == node.path or conftest and (not folder or path.startswith(folder + "/"))]
+
+
+def _import_time(walk: _Walk, path: str, distance: int) -> None:
+    """`path` fails (or runs the change) when imported: every test file importing it, directly or not."""
+    db = walk.graph.db
+    seen = {path}
+    frontier = [path]
+    for _ in range(MAX_IMPORT_HOPS + 1):
+        for p in frontier:
+            if is_test_module(p):
+                walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
+            elif posixpath.basename(p) == "conftest.py":
+                folder = posixpath.dirname(p)
+                for (q,) in db.execute("SELECT path FROM files WHERE is_test = 1"):
+                    if is_test_module(q) and (not folder or q.startswith(folder + "/")):
+                        walk.file_hits[q] = min(walk.file_hits.get(q, distance), distance)
+        nxt = []
+        for p in frontier:
+            for (src,) in db.execute(
+                    "SELECT s.path FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
+                    " WHERE d.path = ? AND e.kind = 'import'", (p,)):
+                if src not in seen:
+                    seen.add(src)
+                    nxt.append(src)
+        frontier = nxt
+        if not frontier:
+            break
+
+
+def _ranked(walk: _Walk, limit: int) -> Selection:
+    lines = _def_lines(walk, {p for p, _ in walk.test_hits})
+    files = dict(walk.file_hits)
+    tests = {k: d for k, d in walk.test_hits.items() if k[0] not in files}
+    # Over the cap: the files with the most tests become one entry each (running a file costs no more than listing its tests).
+    while len(files) + len(tests) > limit:
+        per_file: dict[str, list[tuple[str, str]]] = {}
+        for k in tests:
+            per_file.setdefault(k[0], []).append(k)
+        path, keys = max(per_file.items(), key=lambda kv: (len(kv[1]), kv[0]), default=("", []))
+        if len(keys) < 2:
+            break
+        files[path] = min(tests.pop(k) for k in keys)
+    hits = [TestHit(p, 1, d <= 1, name=node_id(p, None), distance=d) for p, d in files.items()]
+    hits += [TestHit(p, lines.get((p, t), 1), d <= 1, name=node_id(p, t), distance=d) for (p, t), d in tests.items()]
+    hits.sort(key=lambda h: (h.distance, h.path, h.line, h.name or ""))
+    return Selection(tuple(hits[:limit]), max(0, len(hits) - limit))
+
+
+def _def_lines(walk: _Walk, paths: set[str]) -> dict[tuple[str, str], int]:
+    """(path, local qualname) -> line of the definition, for the test files hit."""
+    out: dict[tuple[str, str], int] = {}
+    for path in paths:
+        module = walk.module(path)
+        for qualname, line in walk.graph.db.execute(
+                "SELECT s.qualname, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?", (path,)):
+            local = qualname[len(module) + 1:] if module and qualname.startswith(module + ".") else qualname
+            out[(path, local)] = line
+    return out
