@@ -43,6 +43,8 @@ _SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)
 _COMMENT_LINE = re.compile(rb"^[ \t\f]*#[^\r\n]*", re.MULTILINE)
 #: Comment lines in a row that tree-sitter parses in about 0.1 s (20,000 take 15 s: the square).
 _LONG_RUN = 1000
+#: Rounds of giving back the blanked lines found in strings before the text is parsed as it is.
+_MAX_ROUNDS = 8
 #: Nodes in which a blanked comment line would have been text.
 _STRING_NODES = frozenset({"string", "string_content", "string_start", "string_end", "interpolation", "format_specifier", "escape_sequence", "concatenated_string"})
 _COMMENT_OR_QUOTE = re.compile(rb"""#[^\r\n]*|(\"\"\"|'''|"|')""")
@@ -163,23 +165,25 @@ def parse_tree(source: bytes) -> Any:
     the same, so that line lands in a string (or the text no longer parses): then the text
     is parsed as it is, which is exact. Only when that would take long (a run of over
     _LONG_RUN comment lines) are the lines found in strings given back instead, until no
-    blanked line is in a string; a text that still has an error is then judged by Python's
-    parser (`_syntax_warning`), never reported as a syntax error on tree-sitter's word.
+    blanked line is in a string (after _MAX_ROUNDS, the text is parsed as it is). A text
+    that still has an error is judged by Python's own parser (`_syntax_warning`): a
+    tree-sitter error alone is never reported as a syntax error.
     """
     comments = _comment_lines(source)
     if not comments:
         return treesitter.parse(source)
-    while True:
+    for _ in range(_MAX_ROUNDS):
         tree = treesitter.parse(_blanked(source, comments))
         root = tree.root_node
         suspect = {(start, end) for start, end in comments if _in_string(root, start, end)}
         if not suspect and not root.has_error:
             return tree
         if _longest_run(comments) < _LONG_RUN:
-            return treesitter.parse(source)
+            break
         if not suspect:
             return tree
         comments = [c for c in comments if c not in suspect]
+    return treesitter.parse(source)
 
 
 def _blanked(source: bytes, spans: list[tuple[int, int]]) -> bytes:
