@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphguard.languages import python  # noqa: E402
+from graphguard.languages import python
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 DJANGO = Path("/tmp/dj/django-5.2.8")

@@ -51,6 +51,8 @@ _COMMENT_OR_QUOTE = re.compile(rb"""#[^\r\n]*|(\"\"\"|'''|"|')""")
 #: The rest of a one-line string: up to its closing quote or an unescaped line end.
 _SINGLE_QUOTED = {q: re.compile(rb"(?:[^%s\\\r\n]|\\(?:\r\n|[\s\S]))*%s?" % (q, q)) for q in (b'"', b"'")}
 _BOM = b"\xef\xbb\xbf"
+#: A backslash continuation into a comment line: an error Python sees and tree-sitter's grammar does not.
+_CONTINUED_INTO_COMMENT = re.compile(rb"\\\r?\n[ \t\f]*#")
 _PARTIAL = {"partial", "functools.partial"}
 _TYPE_CHECKING = {b"TYPE_CHECKING", b"typing.TYPE_CHECKING", b"t.TYPE_CHECKING"}
 
@@ -107,7 +109,8 @@ def parse(source: bytes) -> FileFacts:
         warnings.append(warning)
     if treesitter.deeper_than(tree.root_node, depth):
         warnings.append(f"nested more than {depth} levels deep; facts are partial")
-    syntax = _syntax_warning(source, tree.root_node, doubt=bool(warning or grouped["py2"]) or _bom_and_other_declaration(source))
+    doubt = bool(warning or grouped["py2"]) or _bom_and_other_declaration(source) or _CONTINUED_INTO_COMMENT.search(text) is not None
+    syntax = _syntax_warning(source, tree.root_node, doubt=doubt)
     if syntax:
         warnings.append(syntax)
     return dataclasses.replace(facts, warnings=tuple(warnings))
@@ -369,7 +372,9 @@ class _Extractor:
                 kind = DefKind.METHOD
             else:
                 kind = DefKind.FUNCTION
-            header = node.text[: body.start_byte - node.start_byte].decode("utf-8", "replace")
+            # Up to the colon: comments between it and the body (`def f():  # why`) are not the signature.
+            colon = next((c for c in reversed(node.children) if c.type == ":"), body)
+            header = node.text[: colon.start_byte - node.start_byte].decode("utf-8", "replace")
             bases: tuple[str, ...] = ()
             returns = None
             if is_class:
