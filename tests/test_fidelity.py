@@ -157,3 +157,14 @@ def test_check_of_a_dataclass_with_bytes_annotations_on_both_sides(make_repo: Ca
     r = graphguard(repo, "check", "--staged", "--format", "json")
     assert "internal error" not in r.err
     assert r.code == 1, r.out  # a required field added: C(1) no longer binds
+
+
+def test_related_takes_a_re_exported_name(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "from .impl import helper as helper\n",
+        "pkg/impl.py": "def helper():\n    pass\n",
+        "app.py": "import pkg\n\npkg.helper()\n",
+    })
+    r = graphguard(repo, "related", "pkg.helper", "--format", "json")
+    assert r.code == 0, r.err
+    assert "pkg/impl.py" in r.out

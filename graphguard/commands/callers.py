@@ -41,6 +41,14 @@ def callers(repo_path: str, symbol: str, *, fmt: str = "text") -> int:
     return 0
 
 
+def defined_name(repo: Repo, graph: CodeGraph, name: str) -> str:
+    """`name` as the graph names it: a re-exported public name becomes its definition's; anything else is kept."""
+    if "/" in name or name.endswith((".py", ".pyi")) or graph.symbol(name) is not None:
+        return name  # a path, or a defined name
+    sym = graph_symbol_through_imports(repo, graph, name)
+    return sym.qualname if sym is not None else name
+
+
 def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> SymbolRow | None:
     """The definition a public name reaches through imports: `sqlalchemy.util.warn_deprecated` is
     defined in `sqlalchemy.util.deprecations` and re-exported by the package's `__init__`. The graph
