@@ -10,7 +10,9 @@ facts "partial" (callers missed), a missed one lets a broken file through as if 
 Downloads go to bench/.cache (`pip download --no-deps --no-binary :all: sqlalchemy`).
 Prints one table row per corpus: files, ast failures, graphguard syntax warnings, false (gg
 warns, ast parses), missed (ast fails, gg silent), graphguard's parse time (total and median
-per file), and the machine's load. Exit status 1 when any corpus has a false or missed file.
+per file), how many files it asked Python's parser about (a doubt: a tree-sitter error, a Python 2
+statement, an encoding problem), and the machine's load. Exit status 1 when any corpus has a false or
+missed file.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class Row:
     false: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    python_checks: int = 0  # files on which graphguard asked Python's parser (a doubt)
 
 
 def ast_fails(source: bytes) -> bool:
@@ -72,6 +75,13 @@ SKIP_DIRS = {"site-packages", "dist-packages"}
 
 def run_corpus(name: str, root: Path) -> Row:
     row = Row(name)
+    ask_python = python._python_error_line
+
+    def counted(source: bytes) -> int | None:
+        row.python_checks += 1
+        return ask_python(source)
+
+    python._python_error_line = counted  # type: ignore[assignment]
     for path in sorted(root.rglob("*.py")):
         if not path.is_file() or not SKIP_DIRS.isdisjoint(path.relative_to(root).parts):
             continue
@@ -87,6 +97,7 @@ def run_corpus(name: str, root: Path) -> Row:
             row.false.append(rel)
         elif failed and not warned:
             row.missed.append(rel)
+    python._python_error_line = ask_python  # type: ignore[assignment]
     return row
 
 
@@ -125,12 +136,12 @@ def main() -> int:
     load = os.getloadavg()
     print(f"parse fidelity: graphguard syntax warnings vs ast.parse (Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} cores, load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})")
-    header = f"{'corpus':<28} {'files':>6} {'ast fail':>8} {'gg warn':>8} {'false':>6} {'missed':>6} {'total s':>8} {'median ms':>9} {'max ms':>8}"
+    header = f"{'corpus':<28} {'files':>6} {'ast fail':>8} {'gg warn':>8} {'false':>6} {'missed':>6} {'total s':>8} {'median ms':>9} {'max ms':>8} {'py checks':>9}"
     print(header)
     print("-" * len(header))
     for r in rows:
         print(f"{r.name:<28} {r.files:>6} {r.ast_failures:>8} {r.gg_warnings:>8} {len(r.false):>6} {len(r.missed):>6} "
-              f"{sum(r.times):>8.1f} {1000 * statistics.median(r.times):>9.2f} {1000 * max(r.times):>8.0f}")
+              f"{sum(r.times):>8.1f} {1000 * statistics.median(r.times):>9.2f} {1000 * max(r.times):>8.0f} {r.python_checks:>9}")
     bad = False
     for r in rows:
         for label, paths in (("false", r.false), ("missed", r.missed)):
