@@ -200,7 +200,7 @@ class CodeGraph:
         ):
             if name in unique:
                 by_name += count
-        warnings = one("SELECT count(*) FROM files WHERE warnings IS NOT NULL")
+        warnings = one("SELECT count(*) FROM files WHERE warnings IS NOT NULL OR NOT parsed")
         total_imports = sum(imports.values())
         return {
             "files": one("SELECT count(*) FROM files"),
@@ -228,6 +228,8 @@ class CodeGraph:
     def warnings(self) -> list[tuple[str, str]]:
         out = [(p, w) for p, ws in self.db.execute("SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path")
                for w in json.loads(ws)]
+        # A file not parsed is a warning even where its row says nothing (written by an older version).
+        out.extend((p, "not parsed") for (p,) in self.db.execute("SELECT path FROM files WHERE warnings IS NULL AND NOT parsed"))
         out.extend(self._snapshot_warnings())
         return sorted(out)
 

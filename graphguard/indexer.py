@@ -31,6 +31,8 @@ from graphguard.resolve import (
 )
 from graphguard.store import Store
 
+#: The facts of a file whose blob git could not give (a missing object, a shallow or damaged clone).
+UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not parsed",), parsed=False)
 #: Below this many unseen blobs a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 64
 CHUNK = 48
@@ -511,7 +513,7 @@ class Indexer:
         """The row and the symbols of every changed file (their old symbols are deleted already); new ids into `ids`."""
         for path in sorted(changed):
             e = new[path]
-            facts = self.facts(e.blob) or FileFacts(parsed=False)
+            facts = self.facts(e.blob) or UNREADABLE
             module = modmap.module_of(path)
             row = (e.blob, module, int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
                    int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)

@@ -10,10 +10,12 @@ namespace packages, so a module name is just the path.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__", "__main__", "typing_extensions"}
 
@@ -123,3 +125,28 @@ class ModuleMap:
 
 def is_external(name: str) -> bool:
     return name.split(".", 1)[0] in STDLIB
+
+
+@cache
+def is_installed(top: str) -> bool:
+    """Does the running Python have `top` as a module or a regular package (stdlib or installed)?
+
+    Its spec is looked up, never imported: a top-level name's lookup runs no code of the
+    module (a dotted one would import its parent). The current folder is left out of the
+    search: it is usually the analysed repository, whose code is not what is installed.
+    A namespace package (a folder without `__init__.py`) does not count: Python prefers
+    any module or regular package of that name.
+    """
+    if top in STDLIB:
+        return True
+    if not top.isidentifier():
+        return False
+    import importlib.machinery
+
+    here = os.getcwd()
+    path = [p for p in sys.path if p and os.path.abspath(p) != here]
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(top, path)
+    except (ImportError, ValueError, OSError):
+        return False
+    return spec is not None and spec.origin is not None and spec.loader is not None

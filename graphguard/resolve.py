@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from graphguard import reaching
 from graphguard.model import NO_CALL, Binding, BindKind, CallShape, Definition, DefKind, FileFacts, Import, RefKind, Resolution
-from graphguard.modules import STDLIB, ModuleMap
+from graphguard.modules import STDLIB, ModuleMap, is_installed
 
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 24  # re-export chains and alias loops end here
@@ -355,16 +355,23 @@ class Resolver:
         path = self.modmap.find(name, near)
         if path is not None:
             return Mod(name, path)
-        if name in self.modmap.by_name or self._is_namespace(name):
+        if (name in self.modmap.by_name or self._is_namespace(name)) and not self._shadowed(name):
             return Mod(name, None)
         return None
+
+    def _shadowed(self, name: str) -> bool:
+        """Is `name` outside the repository though a folder of it has that name? Its top-level name is only a
+        folder without `__init__.py` here (a namespace package), and Python prefers a stdlib or installed
+        module of that name (`asyncio.current_task` beside a `test/ext/asyncio/` folder)."""
+        top = name.split(".", 1)[0]
+        return self.modmap.find(top) is None and is_installed(top)
 
     def _is_namespace(self, name: str) -> bool:
         return name in self.modmap.prefixes
 
     def external_or_none(self, name: str) -> Target:
         """An absolute name that is not in the repository: external, unless it looks internal."""
-        if self.modmap.looks_internal(name) and name.split(".", 1)[0] not in STDLIB:
+        if self.modmap.looks_internal(name) and name.split(".", 1)[0] not in STDLIB and not self._shadowed(name):
             return None
         return Ext(name)
 

@@ -480,11 +480,8 @@ def test_namespace_package(uses: Callable[..., set[Use]]) -> None:
     assert uses(files, "mod.nf", kind="call") == {("app.py", 3, "call", "exact"), ("app.py", 4, "call", "exact")}
 
 
-@pytest.mark.xfail(
-    reason="a module is named from its deepest import root, so a namespace package's module is `mod`, not `ns.part.mod`",
-    strict=True,
-)
 def test_namespace_package_symbol_is_named_by_its_import_path(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    # The graph names the module from its deepest import root (`mod`); `callers` also takes the import path.
     repo = make_repo({"ns/part/mod.py": "def nf():\n    pass\n", "app.py": "from ns.part.mod import nf\nnf()\n"})
     assert graphguard(repo, "callers", "ns.part.mod.nf").code == 0
 

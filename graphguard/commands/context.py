@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
+from graphguard.commands.callers import defined_name
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
+from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo
 
 MAX_DEPTH = 2
@@ -36,6 +38,9 @@ def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str]
     if r.head is None:
         raise GraphguardError("the repository has no commit yet: nothing to retrieve")
     ensure_indexes(repo.store, repo.root, r.head)
+    # An agent names a symbol as it imports it (`pkg.warn`); the graph, where it is defined.
+    graph = CodeGraph(repo.store.graph)
+    seeds = [defined_name(repo, graph, s) for s in seeds]
     retriever = Retriever(repo.store.graph, repo.root, r.head, load_config(repo.root))
     result = retriever.run(Request(text=text, seeds=tuple(seeds), limit=limit, budget=budget, depth=depth, profile=profile), command)
     output.write(printable(RENDERERS[fmt](result)))

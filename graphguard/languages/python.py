@@ -8,9 +8,11 @@ recursion limit on deeply nested expressions.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import dataclasses
 import re
+import warnings as warnings_module
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,11 +46,16 @@ _SIMPLE_CHAIN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)
 _COMMENT_LINE = re.compile(rb"^[ \t\f]*#[^\r\n]*", re.MULTILINE)
 #: Comment lines in a row that tree-sitter parses in about 0.1 s (20,000 take 15 s: the square).
 _LONG_RUN = 1000
+#: Rounds of giving back the blanked lines found in strings before the text is parsed as it is.
+_MAX_ROUNDS = 8
 #: Nodes in which a blanked comment line would have been text.
 _STRING_NODES = frozenset({"string", "string_content", "string_start", "string_end", "interpolation", "format_specifier", "escape_sequence", "concatenated_string"})
 _COMMENT_OR_QUOTE = re.compile(rb"""#[^\r\n]*|(\"\"\"|'''|"|')""")
 #: The rest of a one-line string: up to its closing quote or an unescaped line end.
 _SINGLE_QUOTED = {q: re.compile(rb"(?:[^%s\\\r\n]|\\(?:\r\n|[\s\S]))*%s?" % (q, q)) for q in (b'"', b"'")}
+_BOM = b"\xef\xbb\xbf"
+#: A backslash continuation into a comment line: an error Python sees and tree-sitter's grammar does not.
+_CONTINUED_INTO_COMMENT = re.compile(rb"\\\r?\n[ \t\f]*#")
 _PARTIAL = {"partial", "functools.partial"}
 _TYPE_CHECKING = {b"TYPE_CHECKING", b"typing.TYPE_CHECKING", b"t.TYPE_CHECKING"}
 
@@ -59,6 +66,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("decorator", "(decorated_definition (decorator) @decorator definition: (_) @target)"),
     ("import", "(import_statement) @import"),
     ("import", "(import_from_statement) @import"),
+    ("py2", "[(print_statement) (exec_statement)] @statement"),
     ("tc", "(if_statement condition: (_) @cond consequence: (block) @block)"),
     ("call", "(call function: (_) @callee arguments: (_) @args) @call"),
     ("ref.value", "(argument_list [(identifier) (attribute)] @ref)"),
@@ -105,8 +113,8 @@ def parse(source: bytes) -> FileFacts:
         return skipped("binary file; not parsed")
     if len(source) > MAX_BYTES:
         return skipped(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
-    source, warning = encoding.to_utf8(source)
-    tree = parse_tree(source)
+    text, warning = encoding.to_utf8(source)
+    tree = parse_tree(text)
     grouped: dict[str, list[dict[str, Any]]] = {key: [] for key, _ in PATTERNS}
     # Query matching costs each node time in proportion to its depth (8,000 nested calls:
     # a minute): matches start no deeper than a limit that keeps nodes x depth in a budget.
@@ -119,37 +127,84 @@ def parse(source: bytes) -> FileFacts:
         warnings.append(warning)
     if treesitter.deeper_than(tree.root_node, depth):
         warnings.append(f"nested more than {depth} levels deep; facts are partial")
-    if tree.root_node.has_error:
-        warnings.append(f"syntax error at line {_first_error_line(tree.root_node)}; facts are partial")
+    doubt = bool(warning or grouped["py2"]) or _bom_and_other_declaration(source) or _CONTINUED_INTO_COMMENT.search(text) is not None
+    syntax = _syntax_warning(source, tree.root_node, doubt=doubt)
+    if syntax:
+        warnings.append(syntax)
     return dataclasses.replace(facts, warnings=tuple(warnings))
+
+
+def _syntax_warning(source: bytes, root: Any, *, doubt: bool) -> str | None:
+    """The warning about the syntax of the file, if any, as Python's own parser sees it.
+
+    tree-sitter's grammar is not Python's: it fails on some valid code (a dedent inside
+    brackets) and reads some invalid code (Python 2's `print x`, a file Python cannot
+    decode). Where it has an error, or the file gives another doubt, `ast.parse` of the
+    bytes as they are decides (only then: it would add half again to every parse).
+    """
+    if not root.has_error and not doubt:
+        return None
+    python_line = _python_error_line(source)
+    if root.has_error:
+        line = _first_error_line(root)
+        if python_line is None:
+            return f"tree-sitter could not read line {line}, which Python parses; facts are partial"
+        return f"syntax error at line {line}; facts are partial"
+    if python_line:
+        return f"syntax error at line {python_line}"
+    return None
+
+
+def _python_error_line(source: bytes) -> int | None:
+    """The line of Python's syntax error; None when the file parses; 0 when Python cannot tell (too deep)."""
+    try:
+        with warnings_module.catch_warnings():
+            warnings_module.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(source)
+    except SyntaxError as e:  # an undecodable file or a bad coding declaration too
+        return e.lineno or 1
+    except ValueError:  # a NUL byte (Python < 3.12)
+        return 1
+    except (RecursionError, MemoryError):
+        return 0
+    return None
+
+
+def _bom_and_other_declaration(source: bytes) -> bool:
+    """A UTF-8 byte order mark with a coding declaration: Python accepts only `utf-8` itself."""
+    return source.startswith(_BOM) and encoding.declared(source[len(_BOM):]) is not None
 
 
 def parse_tree(source: bytes) -> Any:
     """The tree of `source`, parsed with its comment-only lines blanked (same offsets).
 
     tree-sitter-python's scanner is quadratic in a run of comment lines after a statement
-    (20,000 lines: 15 s), while blank lines cost nothing. A line that starts with `#` inside
-    a string (`    #12207\"\"\"` in a docstring) is text, not a comment: `_comment_lines`
-    skips strings, and the tree of the blanked text is checked too. Up to the first wrongly
-    blanked line both texts read the same, so that line lands in a string (or the text no
-    longer parses): then the text is parsed as it is, which is exact. Only when that would
-    take long (a run of over _LONG_RUN comment lines) are the lines found in strings given
-    back instead, or, in a text with a syntax error and none found, the blanked tree kept:
-    its facts are partial anyway, and say so.
+    (20,000 lines: 15 s), while blank lines cost nothing; a comment line and a blank line
+    mean the same to Python. A line that starts with `#` inside a string (`    #12207\"\"\"`
+    in a docstring) is text, not a comment: `_comment_lines` skips strings, and the tree of
+    the blanked text is checked too. Up to the first wrongly blanked line both texts read
+    the same, so that line lands in a string (or the text no longer parses): then the text
+    is parsed as it is, which is exact. Only when that would take long (a run of over
+    _LONG_RUN comment lines) are the lines found in strings given back instead, until no
+    blanked line is in a string (after _MAX_ROUNDS, the text is parsed as it is). A text
+    that still has an error is judged by Python's own parser (`_syntax_warning`): a
+    tree-sitter error alone is never reported as a syntax error.
     """
     comments = _comment_lines(source)
     if not comments:
         return treesitter.parse(source)
-    tree = treesitter.parse(_blanked(source, comments))
-    root = tree.root_node
-    suspect = {(start, end) for start, end in comments if _in_string(root, start, end)}
-    if not suspect and not root.has_error:
-        return tree
-    if _longest_run(comments) < _LONG_RUN:
-        return treesitter.parse(source)
-    if suspect:
-        return treesitter.parse(_blanked(source, [c for c in comments if c not in suspect]))
-    return tree
+    for _ in range(_MAX_ROUNDS):
+        tree = treesitter.parse(_blanked(source, comments))
+        root = tree.root_node
+        suspect = {(start, end) for start, end in comments if _in_string(root, start, end)}
+        if not suspect and not root.has_error:
+            return tree
+        if _longest_run(comments) < _LONG_RUN:
+            break
+        if not suspect:
+            return tree
+        comments = [c for c in comments if c not in suspect]
+    return treesitter.parse(source)
 
 
 def _blanked(source: bytes, spans: list[tuple[int, int]]) -> bytes:
@@ -363,7 +418,9 @@ class _Extractor:
                 kind = DefKind.METHOD
             else:
                 kind = DefKind.FUNCTION
-            header = node.text[: body.start_byte - node.start_byte].decode("utf-8", "replace")
+            # Up to the colon: comments between it and the body (`def f():  # why`) are not the signature.
+            colon = next((c for c in reversed(node.children) if c.type == ":"), body)
+            header = node.text[: colon.start_byte - node.start_byte].decode("utf-8", "replace")
             bases: tuple[str, ...] = ()
             returns = None
             if is_class:
