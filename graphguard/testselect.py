@@ -8,7 +8,7 @@
          and fixture that names it as a parameter, in its file or under its conftest's folder
       -> a use at import time (module level, class body, an import of a removed name)
          reaches every test of the test files that import that module (a conftest: its folder)
-    stop at test functions (`test*`, `Test*.test*` in `test_*.py` / `*_test.py`).
+    stop at test functions (`test*`, `Class.test*` in `test*.py` / `*_test.py`).
 
 A node is a definition's qualified name, as the graph stores sites' scopes. The walk is
 breadth-first and bounded (depth, nodes): a test found at distance d calls the changed
@@ -74,9 +74,10 @@ class _Walk:
 
 
 def is_test_module(path: str) -> bool:
-    """A file pytest collects by default (`python_files = test_*.py *_test.py`)."""
+    """A file a test runner collects by default: pytest's `test_*.py` and `*_test.py`, and
+    unittest's (and Django's) `test*.py`, which takes an app's `tests.py` too."""
     name = posixpath.basename(path)
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
 
 
 def enclosing_test(local: str) -> str | None:
@@ -85,7 +86,9 @@ def enclosing_test(local: str) -> str | None:
     parts = outer.split(".")
     if len(parts) == 1 and parts[0].startswith("test"):
         return outer
-    if len(parts) == 2 and parts[0].startswith("Test") and parts[1].startswith("test"):
+    # pytest collects `Test*` classes, unittest any TestCase subclass whatever its name (`class T(TestCase)`):
+    # a test method of a top-level class of a test module is taken for a test either way.
+    if len(parts) == 2 and parts[1].startswith("test"):
         return outer
     return None
 

@@ -190,7 +190,8 @@ def test_parameter_names(signature: str, names: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize(("local", "test"), [
     ("test_a", "test_a"), ("test_a.<locals>.inner", "test_a"), ("TestX.test_b", "TestX.test_b"),
-    ("TestX.test_b.<locals>.C.m", "TestX.test_b"), ("helper", None), ("Other.test_c", None),
+    ("TestX.test_b.<locals>.C.m", "TestX.test_b"), ("helper", None), ("TestX.helper", None),
+    ("Other.test_c", "Other.test_c"),  # unittest collects a TestCase subclass whatever its name
 ])
 def test_enclosing_test(local: str, test: str | None) -> None:
     assert enclosing_test(local) == test
@@ -200,6 +201,7 @@ def test_node_ids_and_test_modules() -> None:
     assert node_id("tests/test_x.py", "TestX.test_b") == "tests/test_x.py::TestX::test_b"
     assert node_id("tests/test_x.py", None) == "tests/test_x.py"
     assert is_test_module("a/test_x.py") and is_test_module("x_test.py") and not is_test_module("tests/conftest.py")
+    assert is_test_module("shop/tests.py") and not is_test_module("shop/testing_utils.txt")
 
 
 def test_through_a_visitor_and_an_override(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
