@@ -111,7 +111,7 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[str]:
         yield "constructor-inherited"
     elif after.constructor_known and not before.constructor_known:
         yield "constructor-defined"
-    elif not (before.opaque or after.opaque or not before.constructor_known):
+    elif before.constructor_known:  # an opaque signature's changes are still listed: its calls are unknown (binding)
         yield from param_changes(callable_params(before), callable_params(after))
 
     # The return annotation changed (informational: it breaks no call).

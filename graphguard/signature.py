@@ -81,7 +81,7 @@ class Signature:
     decorators: tuple[str, ...]
     line: int = field(compare=False)  # 1-based line of `def` / `class` (after the decorators)
     text: str = field(compare=False)  # "def total(items, *, tax_rate)" / "class Cart(items)"
-    opaque: bool = False  # a decorator hides the real signature (nothing sets it yet)
+    opaque: bool = False  # a decorator changes how it is called (CHANGES_CALLS): its calls cannot be judged
     #: False for a class whose constructor comes from a base (or metaclass) not in this file.
     constructor_known: bool = True
 
@@ -118,6 +118,10 @@ _ATTRS = frozenset({"attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.
                     "attrs.define", "attrs.frozen", "attrs.mutable", "define", "frozen", "mutable"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "attr.ib", "attr.attrib", "attr.field",
                           "attrib", "attrs.field", "pydantic.Field", "Field"})
+#: Function decorators known to change how callers call the function: a curried function called
+#: with fewer arguments returns a partial (toolz, cytoolz, returns); click supplies the context.
+CHANGES_CALLS = frozenset({"curry", "pass_context", "pass_obj"})
+
 #: Class decorators known to return the class with its constructor unchanged.
 _INERT_CLASS_DECORATORS = frozenset({"total_ordering", "final", "unique", "runtime_checkable", "deconstructible",
                                      "dataclass_json", "register"})
@@ -282,7 +286,8 @@ class _Collector(cst.CSTVisitor):
         returns = self.code(node.returns.annotation) if node.returns else None
         is_async = node.asynchronous is not None
         text = _render(kind, node.name.value, params, returns, is_async)
-        self.defs[qualname] = Signature(qualname, kind, params, returns, is_async, decorators, self.line(node), text)
+        opaque = any(n.rpartition(".")[2] in CHANGES_CALLS for n in names)
+        self.defs[qualname] = Signature(qualname, kind, params, returns, is_async, decorators, self.line(node), text, opaque)
         return False  # nested functions are not interface
 
     # -- classes and their constructors ------------------------------------------------------

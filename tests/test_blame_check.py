@@ -279,3 +279,19 @@ def test_blame_is_the_same_for_base_and_head(make_repo: Callable[..., GitRepo], 
     r = graphguard(repo, "check", "--format", "json", "--base", "HEAD~1", "--head", "HEAD")
     assert r.code == 1, r.err
     assert callers(r.json) == callers(staged)
+
+
+# --- toolz: a curried function (calls with fewer arguments return a partial) ------------------
+
+
+def test_calls_of_a_curried_function_are_unknown_not_broken(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({
+        "fn/__init__.py": "",
+        "fn/core.py": "from toolz import curry\n\n\n@curry\ndef memoize(func, cache=None):\n    return func\n",
+        "fn/use.py": "from fn.core import memoize\n\n\n@memoize(cache={})\ndef f(x):\n    return x\n",
+    })
+    repo.write({"fn/core.py": "from toolz import curry\n\n\n@curry\ndef memoize(func, cache):\n    return func\n"})
+    code, data = check(repo)
+    assert code == 0, data
+    status, reason = callers(data)[("fn.core.memoize", "fn/use.py", 4)]
+    assert status == "unknown" and "decorator" in reason
