@@ -82,6 +82,7 @@ class Signature:
     line: int = field(compare=False)  # 1-based line of `def` / `class` (after the decorators)
     text: str = field(compare=False)  # "def total(items, *, tax_rate)" / "class Cart(items)"
     opaque: bool = False  # a decorator changes how it is called (CHANGES_CALLS): its calls cannot be judged
+    # (a decorator that supplies the first parameter, SUPPLIES_FIRST, is left out of `params` instead)
     #: False for a class whose constructor comes from a base (or metaclass) not in this file.
     constructor_known: bool = True
 
@@ -119,8 +120,11 @@ _ATTRS = frozenset({"attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "attr.ib", "attr.attrib", "attr.field",
                           "attrib", "attrs.field", "pydantic.Field", "Field"})
 #: Function decorators known to change how callers call the function: a curried function called
-#: with fewer arguments returns a partial (toolz, cytoolz, returns); click supplies the context.
-CHANGES_CALLS = frozenset({"curry", "pass_context", "pass_obj"})
+#: with fewer arguments returns a partial (toolz, cytoolz, returns).
+CHANGES_CALLS = frozenset({"curry"})
+#: Function decorators known to supply the first parameter themselves: callers pass the rest
+#: (hypothesis's `composite` passes `draw`, click's `pass_context`/`pass_obj` the context).
+SUPPLIES_FIRST = frozenset({"composite", "pass_context", "pass_obj"})
 
 #: Class decorators known to return the class with its constructor unchanged.
 _INERT_CLASS_DECORATORS = frozenset({"total_ordering", "final", "unique", "runtime_checkable", "deconstructible",
@@ -286,7 +290,10 @@ class _Collector(cst.CSTVisitor):
         returns = self.code(node.returns.annotation) if node.returns else None
         is_async = node.asynchronous is not None
         text = _render(kind, node.name.value, params, returns, is_async)
-        opaque = any(n.rpartition(".")[2] in CHANGES_CALLS for n in names)
+        last_names = {n.rpartition(".")[2] for n in names}
+        opaque = bool(last_names & CHANGES_CALLS)
+        if kind == "function" and last_names & SUPPLIES_FIRST:
+            params = params[1:]
         self.defs[qualname] = Signature(qualname, kind, params, returns, is_async, decorators, self.line(node), text, opaque)
         return False  # nested functions are not interface
 

@@ -295,3 +295,15 @@ def test_calls_of_a_curried_function_are_unknown_not_broken(make_repo: Callable[
     assert code == 0, data
     status, reason = callers(data)[("fn.core.memoize", "fn/use.py", 4)]
     assert status == "unknown" and "decorator" in reason
+
+
+def test_a_composite_strategy_is_called_without_its_draw_parameter(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    # attrs' tests/strategies.py: `@st.composite def simple_classes(draw, slots=None)`, called `simple_classes()`.
+    repo = make_repo({
+        "strategies.py": "import hypothesis.strategies as st\n\n\n@st.composite\ndef classes(draw, slots=None):\n    return slots\n",
+        "test_it.py": "from strategies import classes\n\n\ndef test_it():\n    classes()\n",
+    })
+    repo.write({"strategies.py": "import hypothesis.strategies as st\n\n\n@st.composite\ndef classes(draw, slots):\n    return slots\n"})
+    code, data = check(repo)
+    assert code == 1, data
+    assert callers(data)[("strategies.classes", "test_it.py", 5)] == ("broken", "missing required argument 'slots'")
