@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from graphguard.main import main
+from graphguard.model import CallShape
 
 #: Environment variables that would point git at another repository (set inside a hook, say).
 GIT_LEAKS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX")
@@ -164,3 +165,14 @@ def reap(proc: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         pass
     proc.wait(timeout=30)
+
+
+def call_shape(args: str) -> CallShape:
+    """`"1, 2, tz=0, *a, **k"` -> the shape of a call written with those arguments."""
+    parts = [a.strip() for a in args.split(",") if a.strip()]
+    return CallShape(
+        n_positional=sum(1 for a in parts if "=" not in a and not a.startswith("*")),
+        keywords=tuple(a.split("=")[0] for a in parts if "=" in a),
+        has_star=any(a.startswith("*") and not a.startswith("**") for a in parts),
+        has_starstar=any(a.startswith("**") for a in parts),
+    )

@@ -9,19 +9,10 @@ from hypothesis import strategies as st
 
 from graphguard.binding import FORWARDING, Binding, CallShape, Status, bind, landing
 from graphguard.signature import Param, ParamKind, Signature, extract
+from tests.helpers import call_shape as shape
 
 BROKEN, OK, UNKNOWN = Status.BROKEN, Status.OK, Status.UNKNOWN
 
-
-def shape(args: str) -> CallShape:
-    """`"1, 2, tz=0, *a, **k"` -> the shape of a call written with those arguments."""
-    parts = [a.strip() for a in args.split(",") if a.strip()]
-    return CallShape(
-        n_positional=sum(1 for a in parts if "=" not in a and not a.startswith("*")),
-        keywords=tuple(a.split("=")[0] for a in parts if "=" in a),
-        has_star=any(a.startswith("*") and not a.startswith("**") for a in parts),
-        has_starstar=any(a.startswith("**") for a in parts),
-    )
 
 
 def last_def(source: str) -> Signature:

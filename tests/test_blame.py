@@ -12,20 +12,11 @@ from graphguard.model import FileFacts, Resolution, UseKind
 from graphguard.resolve import FileResolution, Site
 from graphguard.result import ChangeKind, Status
 from graphguard.signature import Signature, extract
+from tests.helpers import call_shape as shape
 from tests.helpers import source
 
 BROKEN, OK, UNKNOWN = Status.BROKEN, Status.OK, Status.UNKNOWN
 
-
-def shape(args: str) -> CallShape:
-    """`"1, 2, tz=0"` -> the shape of a call written with those arguments."""
-    parts = [a.strip() for a in args.split(",") if a.strip()]
-    return CallShape(
-        n_positional=sum(1 for a in parts if "=" not in a and not a.startswith("*")),
-        keywords=tuple(a.split("=")[0] for a in parts if "=" in a),
-        has_star=any(a.startswith("*") and not a.startswith("**") for a in parts),
-        has_starstar=any(a.startswith("**") for a in parts),
-    )
 
 
 def sig(text: str, qualname: str) -> Signature:
