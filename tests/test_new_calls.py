@@ -52,6 +52,14 @@ def test_a_new_broken_call_blocks(make_repo: Callable[..., GitRepo], check: Chec
     assert ch["callers"][0]["reason"] == "missing required argument 'b'"
 
 
+def test_the_text_report_names_a_new_call_as_such(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(BASE)
+    staged(repo, {"app/use.py": BASE["app/use.py"] + "\n\ndef h():\n    return f(1)\n"})
+    out = graphguard(repo, "check").out
+    assert "    signature: def f(a, b)\n" in out and "before:" not in out
+    assert out.rstrip().endswith("BLOCK: 1 broken caller of 1 definition called anew (staged changes against HEAD)")
+
+
 def test_a_new_call_that_binds_passes(make_repo: Callable[..., GitRepo], check: Check) -> None:
     repo = make_repo(BASE)
     staged(repo, {"app/use.py": BASE["app/use.py"] + "\n\ndef h():\n    return f(1, b=2), Box(3).fill(4)\n"})

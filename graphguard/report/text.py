@@ -11,7 +11,7 @@ import os
 import sys
 
 from graphguard.report.runner import TestRunner, test_paths
-from graphguard.result import ChangeKind, CheckResult, Status, TestHit, Verdict
+from graphguard.result import ChangeKind, CheckResult, Status, SymbolImpact, TestHit, Verdict
 
 MAX_LISTED = 10  # test files shown per line without --verbose; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -40,6 +40,15 @@ def _tests(tests: tuple[TestHit, ...], omitted: int, verbose: bool) -> list[str]
         [f"  (+{omitted} more tests reach it: the list was cut to stay short)"] if omitted else [])
 
 
+def _of(changes: list[SymbolImpact]) -> str:
+    """"of 2 changed interfaces", "of 1 definition called anew", or both."""
+    called = sum(1 for ch in changes if ch.change is ChangeKind.NEW_CALLS)
+    changed = len(changes) - called
+    parts = ([_plural(changed, "changed interface", "changed interfaces")] if changed else []) + (
+        [_plural(called, "definition called anew", "definitions called anew")] if called else [])
+    return "of " + " and ".join(parts)
+
+
 def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
     """The line that runs the tests above, when the repository shows its runner."""
     paths = test_paths(result)
@@ -65,10 +74,13 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
             lines.append(f"    accepted: graphguard: ignore[{', '.join(ch.ignored)}]")
         if ch.public:
             lines.append("    public API: callers outside the repository are affected too")
-        if ch.before:
-            lines.append(f"    before: {ch.before}")
-        if ch.after:
-            lines.append(f"    after:  {ch.after}")
+        if ch.change is ChangeKind.NEW_CALLS:  # the interface is as it was: calls written in this change miss it
+            lines.append(f"    signature: {ch.after}")
+        else:
+            if ch.before:
+                lines.append(f"    before: {ch.before}")
+            if ch.after:
+                lines.append(f"    after:  {ch.after}")
         listed = [k for k in ch.callers if verbose or k.status is not Status.OK]
         for k in listed:
             tag = {Status.BROKEN: c("red", "broken "), Status.UNKNOWN: c("yellow", "unknown"), Status.OK: c("green", "ok     ")}[k.status]
@@ -93,7 +105,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
         summary = (c("red", f"graphguard: BLOCK: {names} {'does' if len(unparsable) == 1 else 'do'} not parse")
                    + f"; {broken} broken caller{'s' * (broken != 1)} ({what})")
     elif result.verdict is Verdict.BLOCK:
-        summary = c("red", f"graphguard: BLOCK: {broken} broken caller{'s' * (broken != 1)}") + f" of {len(result.changes)} changed interface{'s' * (len(result.changes) != 1)} ({what})"
+        summary = c("red", f"graphguard: BLOCK: {broken} broken caller{'s' * (broken != 1)}") + f" {_of(result.changes)} ({what})"
     elif broken:
         summary = c("green", "graphguard: pass") + f": {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({what})"
     elif result.changes:
