@@ -214,7 +214,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
             # Overrides in the hierarchy, or builtin types, have this method too: the receiver decides.
             status = Status.UNKNOWN
             reason += " (if the receiver is this class: other classes or builtin types have a method of this name)"
-        elif use.resolution == Resolution.ONE_OF.value and status is Status.BROKEN:
+        elif use.resolution == Resolution.ONE_OF and status is Status.BROKEN:
             # The name holds another class or function on other paths: broken only if broken for each.
             status = Status.UNKNOWN
             reason += " (if it holds this one: on other paths the name holds another class or function)"
