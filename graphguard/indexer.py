@@ -408,9 +408,11 @@ class Indexer:
         if hit:
             return set(names)
         # A use that resolved to nothing left no site (`class K(mod.Base)` before `Base` existed): where the
-        # module itself is imported, look for the name in the file's own text of uses.
+        # module itself is imported (`import pkg.mod`, or `from pkg import mod as alias`), look for the name in
+        # the file's own text of uses.
         mods = ",".join("?" * len(modules))
-        if db.execute(f"SELECT 1 FROM imports WHERE file_id = ? AND name IS NULL AND module IN ({mods}) LIMIT 1", (file_id, *modules)).fetchone():
+        if db.execute(f"SELECT 1 FROM imports WHERE file_id = ? AND (name IS NULL AND module IN ({mods})"
+                      f" OR name IS NOT NULL AND module || '.' || name IN ({mods})) LIMIT 1", (file_id, *modules, *modules)).fetchone():
             facts = self.facts(blob)
             if facts is None or not last.isdisjoint(_words(facts)):
                 return set(names)

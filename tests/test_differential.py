@@ -113,6 +113,19 @@ def test_a_base_class_appearing_re_resolves_the_subclass_users(make_repo: Callab
     assert call_sites(graphguard, repo, "pkg.base.Base.run") == 1
 
 
+def test_a_class_appearing_re_resolves_a_module_imported_from_its_package(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # Django's admin_views: `from . import admin as base_admin` then `site.register(..., base_admin.ArticleAdmin)`;
+    # the graph was at the commit without the class (a `check --base` brings it back to the one with it).
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/admin.py": "X = 1\n",
+        "pkg/custom.py": "from . import admin as base_admin\n\nREGISTERED = [base_admin.ArticleAdmin]\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("ArticleAdmin appears", {"pkg/admin.py": "class ArticleAdmin:\n    pass\n"})
+    index_and_compare(graphguard, repo, "after ArticleAdmin appeared")
+
+
 def test_two_files_of_one_module_name_resolve_their_own_members(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     # `app/` and `lib/` are import roots, so both files are module `a`: a member of one is not the other's.
     one = "class L:\n    def m(self):\n        return self.n()\n"
