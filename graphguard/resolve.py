@@ -720,11 +720,19 @@ class Resolver:
         head = head.removesuffix("()")
         if head == "?":
             return None
-        if head == "super" and called:
-            cls_local = info.class_of(scope)
-            if cls_local is None or len(parts) < 2:
+        if (head == "super" or head.startswith("super(")) and called:
+            if len(parts) < 2:
                 return None
-            cls = Sym(info.path, f"{info.module}.{cls_local}", cls_local, DefKind.CLASS)
+            if head == "super":
+                cls_local = info.class_of(scope)
+                if cls_local is None:
+                    return None
+                cls = Sym(info.path, f"{info.module}.{cls_local}", cls_local, DefKind.CLASS)
+            else:  # `super(Named, self).m`: the lookup starts after Named (its bases), not after the enclosing class
+                named = self.lookup(info, scope, head[len("super("):-1], depth, at)
+                if not isinstance(named, Sym) or named.kind is not DefKind.CLASS:
+                    return None
+                cls = named
             attr = parts[1]
             attr_called = attr.endswith("()")
             attr = attr.removesuffix("()")

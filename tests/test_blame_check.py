@@ -307,3 +307,20 @@ def test_a_composite_strategy_is_called_without_its_draw_parameter(make_repo: Ca
     code, data = check(repo)
     assert code == 1, data
     assert callers(data)[("strategies.classes", "test_it.py", 5)] == ("broken", "missing required argument 'slots'")
+
+
+# --- Django's tuple_lookups: super(Named, self) starts after Named ----------------------------
+
+
+def test_super_with_a_class_named_skips_that_class(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    lookups = ("class Base:\n    def process(self, a, b):\n        return a\n\n\n"
+               "class Mixin:\n    def process(self, a, b):\n        return b\n\n\n"
+               "class Lookup(Mixin, Base):\n    def process(self, a, b):\n        return super(Mixin, self).process(a, b)\n\n"
+               "    def plain(self, a, b):\n        return super().process(a, b)\n")
+    repo = make_repo({"lookups.py": lookups})
+    repo.write({"lookups.py": lookups.replace("class Mixin:\n    def process(self, a, b):", "class Mixin:\n    def process(self, *, a, b):")})
+    code, data = check(repo)
+    found = callers(data)
+    assert ("lookups.Mixin.process", "lookups.py", 13) not in found  # runs Base.process, which did not change
+    assert found[("lookups.Mixin.process", "lookups.py", 16)][0] == "broken"  # super() in Lookup is Mixin's
+    assert code == 1

@@ -307,14 +307,26 @@ def chain(node: Any) -> str:
             if called:  # f()() : the inner result is not nameable
                 parts.append("?")
                 break
+            function = node.child_by_field_name("function")
+            if function.type == "identifier" and function.text == b"super" and _first_argument(node) is not None:
+                # `super(Named, self)`: the lookup starts after Named, which the chain must keep ("super(Named)()").
+                first = _first_argument(node)
+                parts.append(f"super({_text(first)})()" if first.type == "identifier" else "?")
+                break
             called = True
-            node = node.child_by_field_name("function")
+            node = function
         elif kind == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
         else:
             parts.append("?")
             break
     return ".".join(reversed(parts))
+
+
+def _first_argument(call: Any) -> Any:
+    """The first argument node of a call, or None."""
+    args = call.child_by_field_name("arguments")
+    return args.named_children[0] if args is not None and args.named_child_count else None
 
 
 class _Scopes:
