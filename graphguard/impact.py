@@ -17,12 +17,11 @@ Three rules beyond "does it bind now":
 from __future__ import annotations
 
 import enum
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphguard.binding import CallShape, bind, landing
-from graphguard.model import CallSite, FileFacts, Resolution, UseKind, WireEnum
+from graphguard.model import Resolution, UseKind, WireEnum
 from graphguard.resolve import LIMIT_REASONS, FileResolution
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 from graphguard.signature import Param, ParamKind, Signature
@@ -51,7 +50,7 @@ class Found:
     shape: CallShape
     reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
     via: Via = Via.SELF
-    #: The call was written, or its arguments changed, in this change (`written_calls`): it was
+    #: The call was written, or its arguments changed, in this change (`check.overlay.written_calls`): it was
     #: never made against the old signature, so only the new one judges it.
     written: bool = False
 
@@ -121,26 +120,6 @@ def forwards(resolution: FileResolution, function: str, sig: Signature,
             out.append(Forward(ForwardKind.CALL, site.text, site.line, site.resolution, site.target, target_sig,
                                site.shape, implicit))
     return tuple(out)
-
-
-def written_calls(old: FileFacts | None, new: FileFacts) -> frozenset[tuple[int, int]]:
-    """(line, col) of the calls of a file's new version that its old version did not make.
-
-    A call counts as the same when its scope, callee and argument shape are: moving it
-    (lines added above) keeps it; adding it, or changing its arguments, writes it.
-    """
-    def key(c: CallSite) -> tuple[object, ...]:
-        return (c.scope, c.callee, c.n_positional, c.keywords, c.has_star, c.has_starstar)
-
-    before = Counter(key(c) for c in old.calls) if old is not None else Counter()
-    out = set()
-    for c in new.calls:
-        k = key(c)
-        if before[k]:
-            before[k] -= 1
-        else:
-            out.add((c.line, c.col))
-    return frozenset(out)
 
 
 def _gone(ctx: ChangeContext, use: Found) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from graphguard.binding import CallShape
-from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards, written_calls
+from graphguard.check.overlay import written_calls
+from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards
 from graphguard.indexer import parse_blob
 from graphguard.model import FileFacts, Resolution, UseKind
 from graphguard.resolve import FileResolution, Site

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
 from graphguard.graph import CodeGraph
-from graphguard.model import FileFacts
+from graphguard.model import CallSite, FileFacts
 from graphguard.modules import ModuleMap
 from graphguard.repo import Repo
 
@@ -106,8 +107,6 @@ class Overlay:
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
         """path -> (line, col) of the calls each changed file's new version makes and its old version did not."""
-        from graphguard.impact import written_calls
-
         old = self.sides.old
         return {p: written_calls(self.old_facts(p) if p in old.data else None, facts) for p, facts in self.new_facts.items()}
 
@@ -196,3 +195,24 @@ def with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
     kept = {d.qualname for d in new.definitions}
     dropped = tuple(d for d in old.definitions if d.qualname not in kept)
     return dataclasses.replace(new, definitions=new.definitions + dropped) if dropped else new
+
+
+# Here, not in impact: the body-only path asks it, and must not import libcst (impact -> binding -> signature).
+def written_calls(old: FileFacts | None, new: FileFacts) -> frozenset[tuple[int, int]]:
+    """(line, col) of the calls of a file's new version that its old version did not make.
+
+    A call counts as the same when its scope, callee and argument shape are: moving it
+    (lines added above) keeps it; adding it, or changing its arguments, writes it.
+    """
+    def key(c: CallSite) -> tuple[object, ...]:
+        return (c.scope, c.callee, c.n_positional, c.keywords, c.has_star, c.has_starstar)
+
+    before = Counter(key(c) for c in old.calls) if old is not None else Counter()
+    out = set()
+    for c in new.calls:
+        k = key(c)
+        if before[k]:
+            before[k] -= 1
+        else:
+            out.add((c.line, c.col))
+    return frozenset(out)
