@@ -847,6 +847,15 @@ class Resolver:
             out.imports.append(self._import_row(imp, path, out, full_scope))
         return out
 
+    def _called(self, t: Target) -> tuple[Target, Resolution]:
+        """What runs when `t` is called: a partial's function (PARTIAL), an instance's `__call__`."""
+        resolution = Resolution.EXACT
+        if isinstance(t, Partial):
+            t, resolution = t.func, Resolution.PARTIAL
+        if isinstance(t, Inst):  # calling an instance runs __call__
+            t = self.member(t.cls, "__call__")
+        return t, resolution
+
     def _call_rows(self, t: Target) -> list[tuple[Resolution, Sym | None, str | None]]:
         """The rows of a call that reaches `t`: (resolution, target, the __init__ it runs).
 
@@ -856,11 +865,7 @@ class Resolver:
         on some paths.
         """
         if not isinstance(t, OneOf):  # one target: most calls
-            resolution = Resolution.EXACT
-            if isinstance(t, Partial):
-                t, resolution = t.func, Resolution.PARTIAL
-            if isinstance(t, Inst):  # calling an instance runs __call__
-                t = self.member(t.cls, "__call__")
+            t, resolution = self._called(t)
             if isinstance(t, Sym):
                 init = self.constructor(t) if t.kind is DefKind.CLASS else None
                 return [(resolution, t, init.qualname if init is not None else None)]
@@ -868,16 +873,12 @@ class Resolver:
                 return [(Resolution.EXTERNAL, None, None)]
             if isinstance(t, Limit):  # undecided, not unresolved: a check reports it as unknown
                 return [(t.resolution, None, None)]
-            if not isinstance(t, OneOf):
+            if not isinstance(t, OneOf):  # an instance's __call__ may itself be one of several
                 return [(Resolution.UNRESOLVED, None, None)]
         found: dict[tuple[Sym, Sym | None], Resolution] = {}
         others = []  # options followed elsewhere (external) or not to the end (a limit)
-        for o in options_of(t):
-            resolution = Resolution.EXACT
-            if isinstance(o, Partial):
-                o, resolution = o.func, Resolution.PARTIAL
-            if isinstance(o, Inst):  # calling an instance runs __call__
-                o = self.member(o.cls, "__call__")
+        for option in options_of(t):
+            o, resolution = self._called(option)
             if isinstance(o, Sym):
                 key = (o, self.constructor(o) if o.kind is DefKind.CLASS else None)
                 if found.get(key) is not Resolution.PARTIAL:
