@@ -308,9 +308,9 @@ def chain(node: Any) -> str:
                 parts.append("?")
                 break
             function = node.child_by_field_name("function")
-            if function.type == "identifier" and function.text == b"super" and _first_argument(node) is not None:
+            first = _first_argument(node) if function.type == "identifier" and function.text == b"super" else None
+            if first is not None:
                 # `super(Named, self)`: the lookup starts after Named, which the chain must keep ("super(Named)()").
-                first = _first_argument(node)
                 parts.append(f"super({_text(first)})()" if first.type == "identifier" else "?")
                 break
             called = True
