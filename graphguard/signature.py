@@ -1,4 +1,4 @@
-"""The callable interface of one Python module, read with LibCST. Pure: source in, records out.
+"""The callable interface of one Python module: the signature model. Pure: source in, records out.
 
 The interface is what another module can call: module functions, classes (called
 through their constructor), methods, and the methods of nested classes. Functions
@@ -6,22 +6,50 @@ nested in functions are not reachable from outside, so their bodies are never
 entered. Expression texts (annotations, decorators, defaults) are kept in one
 canonical spelling (`ast.unparse`), so reformatting a file is not an interface change.
 The source is data: it is parsed, never imported or run.
+
+A reader (graphguard.sigread) turns source into neutral records; the rules here
+(constructors, dataclass fields, overloads) turn them into signatures. CPython's `ast`
+reads; LibCST only what `ast` cannot (syntax newer than the running interpreter), and is
+imported only then. `extract` reads a whole module; `extract_spans` only the
+definitions asked for (and what their signatures depend on in the file), from their
+source spans, as tree-sitter's facts give them.
 """
 
 from __future__ import annotations
 
-import ast
-import enum
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
-
-import libcst as cst
-from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from graphguard.languages import MAX_BYTES, encoding
+from graphguard.sigread import ast_reader
+from graphguard.sigread.records import (
+    ATTRS,
+    DATACLASS,
+    FIELD_CALLS,
+    AllOp,
+    Call,
+    Class,
+    Definition,
+    Function,
+    Module,
+    NotRead,
+    Param,
+    ParamKind,
+    SignatureParseError,
+    TooDeep,
+    Value,
+)
+
+from graphguard.model import DefKind as ModelDefKind
+
+if TYPE_CHECKING:
+    from graphguard.model import Definition as FactsDefinition
+    from graphguard.model import FileFacts
+
+__all__ = ["CHANGES_CALLS", "SUPPLIES_FIRST", "ModuleSignatures", "Param", "ParamKind", "Signature", "SignatureParseError",
+           "dependents", "extract", "extract_spans"]
 
 DefKind = Literal["function", "method", "class"]
 
@@ -31,43 +59,9 @@ MAX_NESTING = 200
 #: Syntax trees deeper than this (tree-sitter's levels) end in a RecursionError in LibCST
 #: (measured: ~400 levels, whatever the shape), after a time that grows with the cube of the depth.
 MAX_TREE_DEPTH = 512
-#: Parsing and visiting run on a thread with this stack (reserved, not committed), so that
+#: LibCST's parsing and visiting run on a thread with this stack (reserved, not committed), so that
 #: long operator, `elif` and attribute chains raise instead of overflowing the C stack.
 _PARSER_STACK = 256 * 1024 * 1024
-
-
-class SignatureParseError(ValueError):
-    """The source could not be read as Python; the message is one line."""
-
-
-class ParamKind(enum.Enum):
-    POSITIONAL_ONLY = "positional-only"
-    POSITIONAL_OR_KEYWORD = "positional-or-keyword"
-    VAR_POSITIONAL = "var-positional"
-    KEYWORD_ONLY = "keyword-only"
-    VAR_KEYWORD = "var-keyword"
-
-    @property
-    def is_positional(self) -> bool:
-        return self in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL_OR_KEYWORD)
-
-    @property
-    def is_variadic(self) -> bool:
-        return self in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD)
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: ParamKind
-    has_default: bool
-    annotation: str | None = None
-    #: The default's source text, for rendering only: a changed default value breaks no call.
-    default: str | None = field(default=None, compare=False)
-
-    @property
-    def required(self) -> bool:
-        return not self.has_default and not self.kind.is_variadic
 
 
 @dataclass(frozen=True)
@@ -114,11 +108,6 @@ class ModuleSignatures:
 
 
 _PROPERTY = frozenset({"property", "cached_property", "abstractproperty"})
-_DATACLASS = frozenset({"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
-_ATTRS = frozenset({"attr.s", "attr.attrs", "attr.define", "attr.frozen", "attr.mutable",
-                    "attrs.define", "attrs.frozen", "attrs.mutable", "define", "frozen", "mutable"})
-_FIELD_CALLS = frozenset({"field", "dataclasses.field", "attr.ib", "attr.attrib", "attr.field",
-                          "attrib", "attrs.field", "pydantic.Field", "Field"})
 #: Function decorators known to change how callers call the function: a curried function called
 #: with fewer arguments returns a partial (toolz, cytoolz, returns).
 CHANGES_CALLS = frozenset({"curry"})
@@ -135,15 +124,46 @@ _NO_CONSTRUCTOR = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.
 
 def extract(source: bytes | str) -> ModuleSignatures:
     """The interface of the module whose source is given; raises SignatureParseError."""
+    text = _text(source)
+    builder = _Builder()
+    module = read(text)
+    builder.block(module.definitions)
+    return ModuleSignatures(defs=builder.in_source_order(), all_names=_all_names(module.all_ops))
+
+
+def read(text: str, *, reader: Callable[[str], Module] | None = None) -> Module:
+    """The neutral records of a module's text: `ast` reads it, or LibCST when `ast` cannot
+    (newer syntax than this Python's; LibCST also words the syntax error). Raises SignatureParseError.
+
+    `reader` forces one reader (the differential tests compare them)."""
+    try:
+        if reader is not None:
+            return reader(text)
+        try:
+            return ast_reader.read(text)
+        except NotRead:
+            return cst_read(text)
+    except TooDeep:
+        raise SignatureParseError("too deeply nested to parse") from None
+
+
+def cst_read(text: str) -> Module:
+    """LibCST's reading (imported here, on first use), after the limits that keep it from crashing or taking minutes."""
+    if _bracket_depth(text) > MAX_NESTING or _deeper_than(text, MAX_TREE_DEPTH):
+        raise TooDeep
+    from graphguard.sigread import cst_reader
+
+    return _on_large_stack(cst_reader.read, text)
+
+
+def _text(source: bytes | str) -> str:
     if len(source) > MAX_BYTES:  # LibCST takes minutes and gigabytes on a 5 MB file
         raise SignatureParseError(f"{len(source) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit")
     if isinstance(source, bytes):
-        # Decoded here, as the tree-sitter side does: LibCST would look up whatever codec the
+        # Decoded here, as the tree-sitter side does: a parser would look up whatever codec the
         # file declares (rot13, bz2, 'undefined') and raise from inside the codec machinery.
         source = encoding.to_text(source)[0]
-    if _bracket_depth(source) > MAX_NESTING or _deeper_than(source, MAX_TREE_DEPTH):
-        raise SignatureParseError("too deeply nested to parse")
-    return _on_large_stack(_extract, source)
+    return source
 
 
 def _deeper_than(source: str, depth: int) -> bool:
@@ -156,38 +176,6 @@ def _deeper_than(source: str, depth: int) -> bool:
     from graphguard.languages import python, treesitter
 
     return treesitter.deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
-
-
-def _extract(source: bytes | str) -> ModuleSignatures:
-    try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)  # ours alone: no copy
-        collector = _Collector(wrapper.module)
-        wrapper.visit(collector)
-    except cst.ParserSyntaxError as e:
-        raise SignatureParseError(f"syntax error at line {e.raw_line}") from None
-    except (SyntaxError, UnicodeError) as e:  # an undecodable file or a bad coding cookie
-        raise SignatureParseError(f"cannot decode source: {str(e).splitlines()[0]}") from None
-    except Exception as e:
-        # LibCST recurses once per nesting level (an `elif` chain, `a + b + ...`). Past the
-        # recursion limit a RecursionError surfaces, sometimes wrapped by LibCST's own
-        # context managers in another exception (a KeyError from PositionProvider).
-        if not _caused_by_recursion(e):
-            raise
-        raise SignatureParseError("too deeply nested to parse") from None
-    # Classes are recorded when they close, after their methods: restore source order.
-    defs = dict(sorted(collector.defs.items(), key=lambda item: item[1].line))
-    return ModuleSignatures(defs=defs, all_names=collector.all_names)
-
-
-def _caused_by_recursion(error: BaseException | None) -> bool:
-    """Is a RecursionError in the chain? It is as long as the nesting: one link per level."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, RecursionError):
-            return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return False
 
 
 def _bracket_depth(source: bytes | str) -> int:
@@ -203,10 +191,9 @@ def _bracket_depth(source: bytes | str) -> int:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
 _STACK_LOCK = threading.Lock()
 _T = TypeVar("_T")
-_Code = Callable[[cst.CSTNode], str]
 
 
-def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) -> _T:
+def _on_large_stack(function: Callable[[str], _T], source: str) -> _T:
     """Run `function(source)` on a thread of its own with a large stack; its exception is re-raised here.
 
     LibCST's native parser recurses on the C stack without a limit, and its Python
@@ -238,12 +225,7 @@ def _on_large_stack(function: Callable[[bytes | str], _T], source: bytes | str) 
     return outcome[0]
 
 
-def _canon(text: str) -> str:
-    """One spelling per expression: layout, comments and quote style are not interface."""
-    try:
-        return ast.unparse(ast.parse(f"(\n{text}\n)", mode="eval"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # newer syntax than ours
-        return " ".join(text.split())
+# -- the model: neutral records -> signatures ------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -254,82 +236,68 @@ class _ClassInfo:
     no_constructor: bool  # defines none and inherits none: object's (or, for a subclass, the next base's)
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+class _Builder:
+    """Signatures from a reader's records, as Python builds the module top to bottom."""
 
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
+    def __init__(self) -> None:
         self.stack: list[str] = []  # enclosing classes only: function bodies are never entered
         self.defs: dict[str, Signature] = {}
         self.classes: dict[str, _ClassInfo] = {}
-        self.all_names: tuple[str, ...] | None = None
 
-    def code(self, node: cst.CSTNode) -> str:
-        return _canon(self.module.code_for_node(node))
+    def in_source_order(self) -> dict[str, Signature]:
+        # Classes are recorded when they close, after their methods: restore source order.
+        return dict(sorted(self.defs.items(), key=lambda item: item[1].line))
 
-    def line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+    def block(self, definitions: Iterable[Definition]) -> None:
+        for d in definitions:
+            if isinstance(d, Function):
+                self.function(d)
+            else:
+                self.klass(d)
 
-    # -- module: __all__ ---------------------------------------------------------------------
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.all_names = _module_all(node.body)
-
-    # -- functions and methods ---------------------------------------------------------------
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        decorators = tuple(self.code(d.decorator) for d in node.decorators)
-        names = [d.partition("(")[0] for d in decorators]
+    def function(self, f: Function) -> None:
+        names = [d.partition("(")[0] for d in f.decorators]
         # Overload stubs are not callable; the implementation that follows is the interface.
         # A property's setter/deleter shares the getter's name and adds no call shape.
         if any(n.rpartition(".")[2] == "overload" or n.endswith((".setter", ".deleter")) for n in names):
-            return False
-        qualname = ".".join((*self.stack, node.name.value))
+            return
+        qualname = ".".join((*self.stack, f.name))
         kind: DefKind = "method" if self.stack else "function"
-        params = _params(node.params, self.code)
-        returns = self.code(node.returns.annotation) if node.returns else None
-        is_async = node.asynchronous is not None
-        text = _render(kind, node.name.value, params, returns, is_async)
+        params = f.params
+        text = _render(kind, f.name, params, f.returns, f.is_async)
         last_names = {n.rpartition(".")[2] for n in names}
         opaque = bool(last_names & CHANGES_CALLS)
         if kind == "function" and last_names & SUPPLIES_FIRST:
             params = params[1:]
-        self.defs[qualname] = Signature(qualname, kind, params, returns, is_async, decorators, self.line(node), text, opaque)
-        return False  # nested functions are not interface
+        self.defs[qualname] = Signature(qualname, kind, params, f.returns, f.is_async, f.decorators, f.line, text, opaque)
 
-    # -- classes and their constructors ------------------------------------------------------
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.stack.append(node.name.value)
-        prefix = ".".join(self.stack) + "."
+    def klass(self, c: Class) -> None:
+        self.stack.append(c.name)
+        qualname = ".".join(self.stack)
+        prefix = qualname + "."
         for stale in [q for q in self.defs if q.startswith(prefix)]:  # a redefined class starts afresh
             del self.defs[stale]
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        node = original_node
-        qualname = ".".join(self.stack)
+        self.block(c.body)
         self.stack.pop()
-        decorators = tuple(self.code(d.decorator) for d in node.decorators)
-        info = self.constructor(node, qualname)
+        info = self.constructor(c, qualname)
         self.classes[qualname] = info
-        text = _render("class", node.name.value, info.params, None, False, known=info.known)
-        self.defs[qualname] = Signature(qualname, "class", info.params, None, False, decorators,
-                                        self.line(node), text, constructor_known=info.known)
+        text = _render("class", c.name, info.params, None, False, known=info.known)
+        self.defs[qualname] = Signature(qualname, "class", info.params, None, False, tuple(d.code for d in c.decorators),
+                                        c.line, text, constructor_known=info.known)
 
-    def constructor(self, node: cst.ClassDef, qualname: str) -> _ClassInfo:
+    def constructor(self, c: Class, qualname: str) -> _ClassInfo:
         # In the order Python builds the class: an __init__ written in the body (dataclass and
         # attrs.define keep it), an __init__ generated from fields, __new__, then the bases.
         init = self.defs.get(f"{qualname}.__init__")
         if init is not None and not init.is_staticmethod:
             return _ClassInfo(_without_first(init.params), True, None, False)
-        bases = [get_full_name_for_node(a.value) for a in node.bases if not a.star and not a.keyword]
-        style = _style(node, bases)
+        style = _style(c)
         if style is not None and style.init:
             inherited: list[Param] = []
-            for base in reversed(bases):  # base classes' fields come first
+            for base in reversed(c.bases):  # base classes' fields come first
                 found = self.classes.get(self.scoped_class(base)) if base else None
                 inherited = _merge(inherited, found.fields if found and found.fields else ())
-            fields = _merge(inherited, _fields(node, style, self.code))
+            fields = _merge(inherited, _fields(c, style))
             return _ClassInfo(_kw_only_last(fields), True, tuple(fields), False)
         new = self.defs.get(f"{qualname}.__new__")
         if new is not None:
@@ -337,13 +305,12 @@ class _Collector(cst.CSTVisitor):
         # Nothing written here says what the constructor is. A metaclass, a class decorator we do
         # not know (it may generate __init__, as strawberry.type does) or `__init__ = f` may
         # supply one: unknown, rather than a wrong "takes no arguments".
-        names = [get_full_name_for_node(d.decorator) or "" for d in node.decorators]
-        if (any(k.keyword is not None and k.keyword.value == "metaclass" for k in node.keywords)
-                or any(n.rpartition(".")[2] not in _INERT_CLASS_DECORATORS and n not in _DATACLASS | _ATTRS
-                       for n in names)
-                or _assigns_constructor(node)):
+        names = [d.name or "" for d in c.decorators]
+        if (c.metaclass
+                or any(n.rpartition(".")[2] not in _INERT_CLASS_DECORATORS and n not in DATACLASS | ATTRS for n in names)
+                or c.assigns_constructor):
             return _ClassInfo((), False, None, False)
-        for base in bases:  # the first base with a constructor supplies it
+        for base in c.bases:  # the first base with a constructor supplies it
             if base in _NO_CONSTRUCTOR:
                 continue
             found = self.classes.get(self.scoped_class(base)) if base else None
@@ -359,28 +326,6 @@ class _Collector(cst.CSTVisitor):
         return scoped if scoped in self.classes else name
 
 
-def _assigns_constructor(node: cst.ClassDef) -> bool:
-    """`__init__ = ...` or `__new__ = ...` in the class body."""
-    return any(_assigns(small, "__init__", "__new__")
-               for stmt in node.body.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
-
-
-def _params(params: cst.Parameters, code: _Code) -> tuple[Param, ...]:
-    def one(p: cst.Param, kind: ParamKind) -> Param:
-        annotation = code(p.annotation.annotation) if p.annotation else None
-        default = code(p.default) if p.default is not None else None
-        return Param(p.name.value, kind, p.default is not None, annotation, default)
-
-    out = [one(p, ParamKind.POSITIONAL_ONLY) for p in params.posonly_params]
-    out += [one(p, ParamKind.POSITIONAL_OR_KEYWORD) for p in params.params]
-    if isinstance(params.star_arg, cst.Param):  # a bare `*` (ParamStar) only starts keyword-only
-        out.append(one(params.star_arg, ParamKind.VAR_POSITIONAL))
-    out += [one(p, ParamKind.KEYWORD_ONLY) for p in params.kwonly_params]
-    if params.star_kwarg is not None:
-        out.append(one(params.star_kwarg, ParamKind.VAR_KEYWORD))
-    return tuple(out)
-
-
 def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
     """Drop self/cls: Python supplies it. `def __init__(*args)` keeps its *args."""
     return params[1:] if params and params[0].kind.is_positional else params
@@ -388,7 +333,7 @@ def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
 
 # -- dataclass-like classes: the __init__ that the decorator or base generates ---------------
 
-_Args = Mapping[str, cst.BaseExpression]
+_Args = Mapping[str, Value]
 
 
 @dataclass(frozen=True)
@@ -400,82 +345,72 @@ class _Style:
     kw_only: bool = False
 
 
-def _style(node: cst.ClassDef, bases: Sequence[str | None]) -> _Style | None:
-    for d in node.decorators:
-        call = d.decorator if isinstance(d.decorator, cst.Call) else None
-        name = get_full_name_for_node(call.func if call else d.decorator)
-        if name in _DATACLASS or name in _ATTRS:
-            args = _keywords(call)
-            kind = "dataclass" if name in _DATACLASS else "attrs"
-            if name in ("attr.s", "attr.attrs") and not _flag(args, "auto_attribs", False):
+def _style(c: Class) -> _Style | None:
+    for d in c.decorators:
+        if d.name in DATACLASS or d.name in ATTRS:
+            args = _keywords(d.call)
+            kind = "dataclass" if d.name in DATACLASS else "attrs"
+            if d.name in ("attr.s", "attr.attrs") and not _flag(args, "auto_attribs", False):
                 kind = "attrs-ib"
             return _Style(kind, _flag(args, "init", True), _flag(args, "kw_only", False))
-    if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in bases):
+    if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in c.bases):
         return _Style("namedtuple")
     return None
 
 
-def _keywords(call: cst.Call | None) -> _Args:
-    return {a.keyword.value: a.value for a in call.args if a.keyword} if call else {}
+def _keywords(call: Call | None) -> _Args:
+    return call.keywords if call is not None else {}
 
 
 def _flag(args: _Args, name: str, default: bool) -> bool:
     value = args.get(name)
-    return default if value is None else _is_name(value, "True")
+    return default if value is None else value.is_true
 
 
-def _fields(node: cst.ClassDef, style: _Style, code: _Code) -> list[Param]:
+def _fields(c: Class, style: _Style) -> list[Param]:
     """Fields in class-body order; a `_: KW_ONLY` sentinel makes the following ones keyword-only."""
     kw_only = style.kw_only
     found: list[Param] = []
-    for stmt in node.body.body:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                name, annotation, value = small.target.value, small.annotation.annotation, small.value
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                name, annotation, value = small.targets[0].target.value, None, small.value
-            else:
-                continue
-            if _annotation_name(annotation) == "KW_ONLY":
-                kw_only = True
-            elif (param := _field(name, annotation, value, style, kw_only, code)) is not None:
-                found.append(param)
+    for stmt in c.fields:
+        if _annotation_name(stmt.annotation) == "KW_ONLY":
+            kw_only = True
+        elif (param := _field(stmt.name, stmt.annotation, stmt.value, stmt.call, style, kw_only)) is not None:
+            found.append(param)
     return found
 
 
-def _field(name: str, annotation: cst.BaseExpression | None, value: cst.BaseExpression | None,
-           style: _Style, kw_only: bool, code: _Code) -> Param | None:
+def _field(name: str, annotation: Value | None, value: Value | None, call: Call | None, style: _Style, kw_only: bool) -> Param | None:
     """One class-level assignment as an __init__ parameter; None when it is not a field."""
-    call = value if isinstance(value, cst.Call) and get_full_name_for_node(value.func) in _FIELD_CALLS else None
+    if call is not None and call.func not in FIELD_CALLS:
+        call = None
     if _annotation_name(annotation) == "ClassVar" or (call is None and (annotation is None or style.kind == "attrs-ib")):
         return None  # a class attribute
     args = _keywords(call)
     if not _flag(args, "init", True):
         return None
     if call is None:
-        has_default, default = value is not None, code(value) if value is not None else None
+        has_default, default = value is not None, value.code if value is not None else None
     else:  # field(default=...), field(default_factory=...), attr.ib(5), attr.ib(factory=list)
-        positional = [a.value for a in call.args if not a.keyword]
-        given = args["default"] if "default" in args else positional[0] if positional else None
+        given = args["default"] if "default" in args else call.positional[0] if call.positional else None
         has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
-        default = code(given) if given is not None else "<factory>" if has_default else None
+        default = given.code if given is not None else "<factory>" if has_default else None
     if style.kind.startswith("attrs"):  # attrs drops leading underscores, or takes alias=
         alias = args.get("alias")
-        name = str(alias.evaluated_value) if isinstance(alias, cst.SimpleString) else name.lstrip("_")
+        name = str(alias.string) if alias is not None and alias.string is not None else name.lstrip("_")
     kind = ParamKind.KEYWORD_ONLY if kw_only or _flag(args, "kw_only", False) else ParamKind.POSITIONAL_OR_KEYWORD
-    return Param(name, kind, has_default, code(annotation) if annotation is not None else None, default)
+    return Param(name, kind, has_default, annotation.code if annotation is not None else None, default)
 
 
-def _annotation_name(annotation: cst.BaseExpression | None) -> str | None:
+def _annotation_name(annotation: Value | None) -> str | None:
     """`ClassVar[int]`, `typing.ClassVar`, `"ClassVar[int]"` -> "ClassVar"."""
     if annotation is None:
         return None
-    if isinstance(annotation, cst.SimpleString):
-        text = annotation.evaluated_value
+    if annotation.string is not None:
+        text = annotation.string
         if not isinstance(text, str):  # a bytes literal (`x: b"int"`) names no type
             return None
         return text.partition("[")[0].rpartition(".")[2].strip() or None
-    name = get_full_name_for_node(annotation)
+    name = annotation.name
     return name.rpartition(".")[2] if name else None
 
 
@@ -499,62 +434,142 @@ def _kw_only_last(fields: Sequence[Param]) -> tuple[Param, ...]:
 # -- __all__ ---------------------------------------------------------------------------------
 
 
-def _module_all(body: Sequence[cst.BaseStatement]) -> tuple[str, ...] | None:
+def _all_names(ops: Sequence[AllOp]) -> tuple[str, ...] | None:
     """`__all__` when every module-level statement that builds it is a literal, else None."""
     names: list[str] | None = None  # None: not assigned yet, or not readable
     assigned = False
-    for stmt in body:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_name(small.targets[0].target, "__all__")
-                    or isinstance(small, cst.AnnAssign) and _is_name(small.target, "__all__")):  # __all__ = [...]
-                names, assigned = _literal_strings(small.value), True
-            elif isinstance(small, cst.AugAssign) and _is_name(small.target, "__all__") and isinstance(small.operator, cst.AddAssign):
-                extra = _literal_strings(small.value)
-                names = None if names is None or extra is None else names + extra
-            elif _is_all_extend(small):  # __all__.extend([...]) / __all__.append("x")
-                call = small.value  # type: ignore[attr-defined]
-                arg = call.args[0].value if len(call.args) == 1 else None
-                if call.func.attr.value == "append" and arg is not None:
-                    arg = cst.List([cst.Element(arg)])
-                extra = _literal_strings(arg)
-                names = None if names is None or extra is None else names + extra
-            elif _assigns(small, "__all__"):
-                names, assigned = None, True  # a, __all__ = ...: not a literal
+    for op in ops:
+        if op.replace:
+            names, assigned = (list(op.names) if op.names is not None else None), True
+        else:
+            names = None if names is None or op.names is None else names + list(op.names)
     return tuple(names) if assigned and names is not None else None
 
 
-# Small node tests instead of libcst.matchers: importing the matchers costs about 250 ms,
-# most of a hook's budget, for five patterns.
+# -- spans: the definitions asked for, read alone -------------------------------------------
 
 
-def _is_name(node: cst.CSTNode, *names: str) -> bool:
-    return isinstance(node, cst.Name) and node.value in names
+class _Whole(Exception):
+    """A span cannot be read alone: the whole module is read instead."""
 
 
-def _assigns(small: cst.BaseSmallStatement, *names: str) -> bool:
-    """`x = ...` (also `a = x = ...`) where x is one of `names`."""
-    return isinstance(small, cst.Assign) and any(_is_name(t.target, *names) for t in small.targets)
+def extract_spans(source: bytes | str, facts: FileFacts, wanted: Collection[str], *,
+                  reader: Callable[[str], Module] | None = None) -> ModuleSignatures:
+    """The signatures of the definitions named in `wanted` (module-relative qualnames) that the module has.
+
+    Only their source spans are parsed (tree-sitter's `facts` of the same source give them),
+    with the same-file bases a class's constructor may come from; the result holds the
+    wanted definitions only, and `all_names` from the facts. When a span cannot be read
+    alone (facts that are partial, a class defined twice around a method, a span that
+    does not parse by itself), the whole module is read. Raises SignatureParseError.
+    """
+    text = _text(source)
+    try:
+        defs = _read_spans(text, facts, wanted, reader)
+    except _Whole:
+        builder = _Builder()
+        builder.block(read(text, reader=reader).definitions)
+        defs = builder.in_source_order()
+    return ModuleSignatures({q: sig for q, sig in defs.items() if q in wanted}, facts.all_names)
 
 
-def _is_all_extend(small: cst.BaseSmallStatement) -> bool:
-    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
-        return False
-    func = small.value.func
-    return isinstance(func, cst.Attribute) and _is_name(func.value, "__all__") and func.attr.value in ("extend", "append")
+def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Callable[[str], Module] | None) -> dict[str, Signature]:
+    if not facts.parsed or facts.warnings:
+        raise _Whole  # tree-sitter's facts may be partial: their spans are not to be trusted
+    by_name: dict[str, list[FactsDefinition]] = {}
+    for d in facts.definitions:
+        if "<locals>" not in d.qualname:
+            by_name.setdefault(d.qualname, []).append(d)
+    needed = _with_bases({q for q in wanted if q in by_name}, by_name)
+    spans = sorted((d for q in needed for d in by_name[q]), key=lambda d: (d.line, -d.end_line))
+    lines = text.split("\n")
+    builder = _Builder()
+    covered = 0  # last line of the span read last: a span inside it (a method of a class read whole) was read with it
+    for d in spans:
+        if d.end_line <= covered:
+            continue
+        parent = d.qualname.rpartition(".")[0]
+        if parent and any(len(by_name.get(p, ())) > 1 for p in _ancestors(parent)):
+            raise _Whole  # a class defined twice: which one holds the method is decided by the whole module
+        module = _read_span(lines, d, reader)
+        builder.stack = parent.split(".") if parent else []
+        builder.block(module.definitions)
+        covered = d.end_line
+    return builder.in_source_order()
 
 
-def _literal_strings(value: cst.BaseExpression | None) -> list[str] | None:
-    if not isinstance(value, (cst.List, cst.Tuple)):
-        return None
-    out = []
-    for element in value.elements:
-        text = element.value.evaluated_value if isinstance(element, cst.Element) and isinstance(
-            element.value, (cst.SimpleString, cst.ConcatenatedString)) else None
-        if not isinstance(text, str):
-            return None
-        out.append(text)
+def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None) -> Module:
+    """One definition, decorators included, parsed alone at its own line numbers."""
+    first = d.line - 1  # 0-based index of the `def` / `class` line
+    indent = lines[first][:d.col] if first < len(lines) else "x"
+    if indent.strip():
+        raise _Whole
+    need = len(d.decorators)
+    while need and first > 0:  # the decorator lines above, at the same indentation
+        first -= 1
+        if lines[first].startswith(indent) and lines[first][len(indent):].startswith("@"):
+            need -= 1
+    if need:
+        raise _Whole
+    body = "\n".join(lines[first:d.end_line])
+    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
+    # continuation lines keep their text), and blank lines before keep the line numbers.
+    span = "\n" * first + body if not indent else "\n" * (first - 1) + "if 1:\n" + body
+    try:
+        module = read(span, reader=reader)
+    except SignatureParseError:
+        raise _Whole from None
+    found = module.definitions
+    if (len(found) != 1 or found[0].name != d.qualname.rpartition(".")[2] or found[0].line != d.line
+            or len(found[0].decorators) != len(d.decorators)):
+        raise _Whole
+    return module
+
+
+def _ancestors(qualname: str) -> Iterable[str]:
+    parts = qualname.split(".")
+    return (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+
+
+def _with_bases(qualnames: set[str], by_name: Mapping[str, Sequence[FactsDefinition]]) -> set[str]:
+    """The classes named, with the same-file classes their constructors may come from (bases, transitively)."""
+    out = set(qualnames)
+    todo = list(qualnames)
+    while todo:
+        q = todo.pop()
+        parent = q.rpartition(".")[0]
+        for d in by_name.get(q, ()):
+            for base in d.bases:
+                for candidate in (f"{parent}.{base}" if parent else base, base):
+                    if candidate in by_name and candidate not in out:
+                        out.add(candidate)
+                        todo.append(candidate)
     return out
 
+
+def dependents(facts: FileFacts, qualnames: Collection[str]) -> set[str]:
+    """`qualnames`, with the definitions of the same file whose signature follows from theirs.
+
+    A class's signature is its constructor's: it follows from its `__init__` and `__new__`,
+    and a same-file subclass inherits it (and a dataclass's fields), transitively.
+    """
+    classes = {d.qualname: d for d in facts.definitions if d.kind is ModelDefKind.CLASS}
+    out = set(qualnames)
+    for q in qualnames:
+        parent, _, name = q.rpartition(".")
+        if name in ("__init__", "__new__") and parent in classes:
+            out.add(parent)
+    subclasses: dict[str, set[str]] = {}
+    for q, d in classes.items():
+        for base in d.bases:  # by last name: a few too many is harmless, one too few is not
+            subclasses.setdefault(base.rpartition(".")[2], set()).add(q)
+    todo = [q for q in out if q in classes]
+    while todo:
+        for sub in subclasses.get(todo.pop().rpartition(".")[2], ()):
+            if sub not in out:
+                out.add(sub)
+                todo.append(sub)
+    return out
 
 # -- rendering -------------------------------------------------------------------------------
 

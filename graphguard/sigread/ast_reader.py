@@ -1,0 +1,194 @@
+"""The fast reader: CPython's own parser (`ast`). Pure: module text in, records.Module out.
+
+It raises records.NotRead when `ast` cannot read the text (a syntax error, or syntax newer
+than the running interpreter: cst_reader then decides which), and records.TooDeep when
+the code is nested beyond what CPython's parser or this reader's recursion takes.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator, Sequence
+
+from graphguard.sigread.records import (
+    ATTRS,
+    DATACLASS,
+    FIELD_CALLS,
+    AllOp,
+    Call,
+    Class,
+    Decorator,
+    Definition,
+    Field,
+    Function,
+    Module,
+    NotRead,
+    Param,
+    ParamKind,
+    TooDeep,
+    Value,
+)
+
+_STYLE_DECORATORS = DATACLASS | ATTRS
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def read(text: str) -> Module:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            tree = ast.parse(text)
+        return _Reader(text).module(tree)
+    except (RecursionError, MemoryError):
+        raise TooDeep from None
+    except SyntaxError as e:
+        if e.msg.startswith("too many nested parentheses"):
+            raise TooDeep from None
+        raise NotRead(e.msg) from None
+    except ValueError as e:  # a NUL byte (Python < 3.12)
+        raise NotRead(str(e)) from None
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def module(self, tree: ast.Module) -> Module:
+        return Module(tuple(self.definitions(tree.body)), tuple(_all_ops(tree.body)))
+
+    def definitions(self, body: Sequence[ast.stmt]) -> Iterator[Definition]:
+        """Functions and classes of a block, in compound statements too; function bodies are not entered."""
+        for stmt in body:
+            if isinstance(stmt, _FUNCTIONS):
+                yield self.function(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                yield self.klass(stmt)
+            elif isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+                yield from self.definitions(stmt.body)
+                yield from self.definitions(stmt.orelse)
+            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                yield from self.definitions(stmt.body)
+                for handler in stmt.handlers:
+                    yield from self.definitions(handler.body)
+                yield from self.definitions(stmt.orelse)
+                yield from self.definitions(stmt.finalbody)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                yield from self.definitions(stmt.body)
+            elif isinstance(stmt, ast.Match):
+                for case in stmt.cases:
+                    yield from self.definitions(case.body)
+
+    def code(self, node: ast.expr) -> str:
+        try:
+            return ast.unparse(node)
+        except (RecursionError, ValueError, MemoryError):  # as signature._canon does with such a text
+            return " ".join((ast.get_source_segment(self.text, node) or "").split())
+
+    def value(self, node: ast.expr) -> Value:
+        return Value(self.code(node), _name(node), _string(node), isinstance(node, ast.Constant) and node.value is True)
+
+    def call(self, node: ast.Call) -> Call:
+        positional = tuple(self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args)
+        return Call(_name(node.func), positional, {k.arg: self.value(k.value) for k in node.keywords if k.arg})
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Function:
+        returns = self.code(node.returns) if node.returns is not None else None
+        return Function(node.name, node.lineno, self.params(node.args), returns, isinstance(node, ast.AsyncFunctionDef),
+                        tuple(self.code(d) for d in node.decorator_list))
+
+    def params(self, args: ast.arguments) -> tuple[Param, ...]:
+        def one(a: ast.arg, kind: ParamKind, default: ast.expr | None) -> Param:
+            annotation = self.code(a.annotation) if a.annotation is not None else None
+            return Param(a.arg, kind, default is not None, annotation, self.code(default) if default is not None else None)
+
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+        defaults += args.defaults
+        n_only = len(args.posonlyargs)
+        out = [one(a, ParamKind.POSITIONAL_ONLY if i < n_only else ParamKind.POSITIONAL_OR_KEYWORD, d)
+               for i, (a, d) in enumerate(zip(positional, defaults, strict=True))]
+        if args.vararg is not None:
+            out.append(one(args.vararg, ParamKind.VAR_POSITIONAL, None))
+        out += [one(a, ParamKind.KEYWORD_ONLY, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+        if args.kwarg is not None:
+            out.append(one(args.kwarg, ParamKind.VAR_KEYWORD, None))
+        return tuple(out)
+
+    def klass(self, node: ast.ClassDef) -> Class:
+        decorators = tuple(self.decorator(d) for d in node.decorator_list)
+        bases = tuple(_name(b) for b in node.bases if not isinstance(b, ast.Starred))
+        metaclass = any(k.arg == "metaclass" for k in node.keywords)
+        fields = tuple(f for s in node.body if (f := self.field(s)) is not None)
+        assigns = any(isinstance(s, ast.Assign) and any(_is_name(t, "__init__", "__new__") for t in s.targets) for s in node.body)
+        return Class(node.name, node.lineno, decorators, bases, metaclass, fields, assigns, tuple(self.definitions(node.body)))
+
+    def decorator(self, node: ast.expr) -> Decorator:
+        name = _name(node)
+        call = self.call(node) if isinstance(node, ast.Call) and name in _STYLE_DECORATORS else None
+        return Decorator(self.code(node), name, call)
+
+    def field(self, stmt: ast.stmt) -> Field | None:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            name, annotation, value = stmt.target.id, stmt.annotation, stmt.value
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, annotation, value = stmt.targets[0].id, None, stmt.value
+        else:
+            return None
+        call = self.call(value) if isinstance(value, ast.Call) and _name(value.func) in FIELD_CALLS else None
+        return Field(name, self.value(annotation) if annotation is not None else None,
+                     self.value(value) if value is not None else None, call)
+
+
+def _name(node: ast.expr) -> str | None:
+    """A dotted name, as libcst's get_full_name_for_node gives it: `a.b`, `a.b(...)` and `a.b[...]` -> "a.b"."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_name(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _name(node.func)
+    if isinstance(node, ast.Subscript):
+        return _name(node.value)
+    return None
+
+
+def _string(node: ast.expr) -> str | bytes | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) else None
+
+
+def _is_name(node: ast.expr, *names: str) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
+
+
+# -- __all__ ---------------------------------------------------------------------------------
+
+
+def _all_ops(body: Sequence[ast.stmt]) -> Iterator[AllOp]:
+    for stmt in body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_name(stmt.targets[0], "__all__")
+                or isinstance(stmt, ast.AnnAssign) and _is_name(stmt.target, "__all__")):  # __all__ = [...]
+            yield AllOp(True, _literal_strings(stmt.value))
+        elif isinstance(stmt, ast.AugAssign) and _is_name(stmt.target, "__all__") and isinstance(stmt.op, ast.Add):
+            yield AllOp(False, _literal_strings(stmt.value))
+        elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+              and _is_name(stmt.value.func.value, "__all__") and stmt.value.func.attr in ("extend", "append")):
+            call = stmt.value
+            given = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+            arg = given[0] if len(given) == 1 else None
+            if call.func.attr == "append" and arg is not None:  # type: ignore[attr-defined]
+                arg = ast.List([arg])
+            yield AllOp(False, _literal_strings(arg))
+        elif isinstance(stmt, ast.Assign) and any(_is_name(t, "__all__") for t in stmt.targets):
+            yield AllOp(True, None)  # a = __all__ = ...: not a literal
+
+
+def _literal_strings(value: ast.expr | None) -> tuple[str, ...] | None:
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    out = []
+    for element in value.elts:
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        out.append(element.value)
+    return tuple(out)
