@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from graphguard.languages import MAX_BYTES, encoding
+from graphguard.model import DefKind as ModelDefKind
 from graphguard.sigread import ast_reader
 from graphguard.sigread.records import (
     ATTRS,
@@ -41,8 +42,6 @@ from graphguard.sigread.records import (
     TooDeep,
     Value,
 )
-
-from graphguard.model import DefKind as ModelDefKind
 
 if TYPE_CHECKING:
     from graphguard.model import Definition as FactsDefinition

@@ -2,12 +2,13 @@
 
     files that no longer parse          -> a SYNTAX_ERROR impact, with their importers
     names a package no longer re-exports -> a REMOVED impact, with their importers
-    definitions whose header changed     -> libcst signatures of both versions -> sigdiff
+    definitions whose header changed     -> their signatures on both sides (signature.extract_spans:
+                                            those definitions' source spans only) -> sigdiff
                                             -> InterfaceChange records (and moves across files)
 
-A file whose definitions' headers, decorators and class-level fields are as they were
-changed only bodies: tree-sitter's facts show it, and libcst (slow to import and to run)
-is not needed for it.
+A definition whose header, decorators and class-level fields are as they were changed
+only its body: tree-sitter's facts show it, and it is not parsed again. A file with no
+other change is not parsed at all.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
-from graphguard.model import DefKind, FileFacts, UseKind
+from graphguard.model import FileFacts, UseKind
 from graphguard.result import SYNTAX_ERROR, CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
 
 if TYPE_CHECKING:
@@ -77,34 +78,51 @@ def find(overlay: Overlay, config: Config) -> Interface:
     # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
     # (Files tree-sitter skipped as too large or too nested are not parsed again; binary ones are.)
     readable = [p for p in sorted(sides.new.data) if overlay.new_facts[p].parsed or b"\0" in sides.new.data[p]]
-    unparsable = {p: err for p in readable if (err := syntax_error(sides.new.data[p])) is not None}
+    unparsable: dict[str, tuple[int, str]] = {}
+    unreadable: set[str] = set()  # Python, but too deeply nested to read: no interface to compare
+    for p in readable:
+        outcome = _readability(sides.new.data[p])
+        if isinstance(outcome, tuple):
+            unparsable[p] = outcome
+        elif outcome is not None:
+            unreadable.add(p)
+            warnings.append(FileWarning(p, f"{outcome}; file not checked"))
     for p, (line, why) in unparsable.items():
         warnings.append(FileWarning(p, f"{why} (line {line}); file not checked"))
         if SYNTAX_ERROR in config.block_on:
             module = overlay.new_map.primary.get(p) or overlay.old_map.primary.get(p, p)
             impacts.append(_syntax_impact(overlay, config, p, line, why, module))
-    shaped = [p for p in sorted(sides.paths) if p not in unparsable
-              and _shape(overlay.old_facts(p) if p in sides.old.data else None) != _shape(overlay.new_facts.get(p))]
+    shaped = {p: changed for p in sorted(sides.paths) if p not in unparsable and p not in unreadable
+              and (changed := _changed(overlay.old_facts(p) if p in sides.old.data else None, overlay.new_facts.get(p))) != set()}
     changes = _signature_changes(overlay, shaped, warnings) if shaped else []
     return Interface(changes, impacts, warnings, frozenset(unparsable))
 
 
-def _signature_changes(overlay: Overlay, shaped: list[str], warnings: list[FileWarning]) -> list[InterfaceChange]:
-    """sigdiff over libcst signatures of both versions of each file (these files only), then moves across files."""
-    from graphguard import sigdiff
+def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], warnings: list[FileWarning]) -> list[InterfaceChange]:
+    """sigdiff over the signatures of both versions of the changed definitions (of those files only), then moves across files.
+
+    Only the definitions whose header changed are read (with what their signatures depend
+    on): a removed one and the one it was renamed to, or that another file gained, are
+    among them, so sigdiff's renames and moves see what they need.
+    """
+    from graphguard import sigdiff, signature
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
     gained: list[tuple[str, signature.Signature]] = []
     unknown_before: set[str] = set()
-    for path in shaped:
-        before, after = _sigs(sides.old, path, None), _sigs(sides.new, path, warnings)
+    for path, changed in shaped.items():
+        old_facts = overlay.old_facts(path) if path in sides.old.data else None
+        new_facts = overlay.new_facts.get(path)
+        wanted = None if changed is None else set().union(*(signature.dependents(f, changed) for f in (old_facts, new_facts) if f))
+        before, after = _sigs(sides.old, path, old_facts, wanted, None), _sigs(sides.new, path, new_facts, wanted, warnings)
         if after is None:
             continue
         if before is None:
             warnings.append(FileWarning(path, f"its version in {sides.old.rev[:12]} does not parse: its interface there is unknown;"
                                         " every use was checked against the new signatures"))
             unknown_before.add(path)
+            after = _sigs(sides.new, path, new_facts, None, None) or after  # every definition, not only the changed ones
             per_file += [(path, sigdiff.SymbolChange(q, ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
                          for q, sig in sorted(after.defs.items())]
             continue
@@ -130,16 +148,19 @@ def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_bef
     return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone)
 
 
-def _sigs(side: Side, path: str, warnings: list[FileWarning] | None) -> signature.ModuleSignatures | None:
-    """A file's signatures (none when it does not exist); None when it does not parse
-    (a warning for the new side: `warnings` given)."""
+def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | None,
+          warnings: list[FileWarning] | None) -> signature.ModuleSignatures | None:
+    """A file's signatures: of the `wanted` definitions, read from their spans, or (None) of all; none when the
+    file does not exist. None when it does not parse (a warning for the new side: `warnings` given)."""
     from graphguard import signature
 
     data = side.data.get(path)
     if data is None:
         return signature.ModuleSignatures(defs={}, all_names=None)
     try:
-        return signature.extract(data)
+        if wanted is None or facts is None:
+            return signature.extract(data)
+        return signature.extract_spans(data, facts, wanted)
     except signature.SignatureParseError as e:
         if warnings is not None:
             warnings.append(FileWarning(path, f"{e}; file not checked"))
@@ -147,10 +168,17 @@ def _sigs(side: Side, path: str, warnings: list[FileWarning] | None) -> signatur
 
 
 def syntax_error(data: bytes) -> tuple[int, str] | None:
-    """(line, why) when the bytes are not Python; None when they parse, or when that cannot be told.
+    """(line, why) when the bytes are not Python; None when they parse, or when that cannot be told."""
+    outcome = _readability(data)
+    return outcome if isinstance(outcome, tuple) else None
 
-    Python's own parser answers fast; a failure is confirmed by libcst, so that syntax
-    newer than the running interpreter is not taken for an error.
+
+def _readability(data: bytes) -> tuple[int, str] | str | None:
+    """(line, why) when the bytes are not Python; a message when they are too deeply nested to
+    read; None when they parse.
+
+    Python's own parser answers fast; a failure is confirmed by libcst (imported only then),
+    so that syntax newer than the running interpreter is not taken for an error.
     """
     import ast
     import warnings
@@ -165,7 +193,7 @@ def syntax_error(data: bytes) -> tuple[int, str] | None:
     except ValueError as e:  # a NUL byte (Python < 3.12)
         line, why = 1, f"syntax error: {e}"
     except (RecursionError, MemoryError):
-        return None  # too deeply nested to tell: libcst's warning says so
+        return "too deeply nested to parse"
     from graphguard import signature
 
     try:
@@ -173,7 +201,7 @@ def syntax_error(data: bytes) -> tuple[int, str] | None:
         return None
     except signature.SignatureParseError as e:
         if not str(e).startswith("syntax error"):
-            return None
+            return str(e)
     for i, text in enumerate(data.splitlines(), 1):
         if text.startswith((b"<<<<<<< ", b">>>>>>> ")) or text in (b"<<<<<<<", b">>>>>>>", b"======="):
             return i, "merge conflict markers"
@@ -206,17 +234,33 @@ def _syntax_impact(overlay: Overlay, config: Config, path: str, line: int, why: 
                         before=None, after=None, callers=tuple(callers))
 
 
-def _shape(facts: FileFacts | None) -> object:
-    """What libcst's signature model is built from, as tree-sitter saw it; None for no file."""
+def _changed(old: FileFacts | None, new: FileFacts | None) -> set[str] | None:
+    """The definitions whose signature model may have changed, as tree-sitter saw them: those whose
+    header, decorators or class-level fields changed, or that one side lacks (module-relative qualnames).
+    None: every definition (the facts of a side are partial, or the file stopped or started parsing)."""
+    before, after = _shapes(old), _shapes(new)
+    if any(f is not None and (not f.parsed or f.warnings) for f in (old, new)):
+        return set() if before == after and _state(old) == _state(new) else None
+    return {q for q in before.keys() | after.keys() if before.get(q) != after.get(q)}
+
+
+def _state(facts: FileFacts | None) -> object:
+    return None if facts is None else (facts.parsed, facts.warnings)
+
+
+def _shapes(facts: FileFacts | None) -> dict[str, object]:
+    """qualname -> what its signature is built from: every definition of that name (overloads, a
+    redefinition), with a class's class-level bindings (dataclass and NamedTuple fields)."""
     if facts is None:
-        return None
-    classes = {d.qualname for d in facts.definitions if d.kind is DefKind.CLASS}
-    return (
-        [(d.qualname, d.kind, d.signature, d.decorators, d.bases, d.is_async) for d in facts.definitions],
-        [(b.scope, b.target, b.kind, b.value) for b in facts.bindings if b.scope in classes],  # dataclass and NamedTuple fields
-        facts.all_names,
-        facts.warnings,  # a file that stopped (or started) parsing must go through libcst to say so
-    )
+        return {}
+    out: dict[str, list[object]] = {}
+    for d in facts.definitions:
+        if "<locals>" not in d.qualname:
+            out.setdefault(d.qualname, []).append((d.kind, d.signature, d.decorators, d.bases, d.is_async))
+    for b in facts.bindings:
+        if b.scope in out:
+            out[b.scope].append((b.target, b.kind, b.value))
+    return {q: tuple(shape) for q, shape in out.items()}
 
 
 def _module_names(facts: FileFacts) -> dict[str, int]:

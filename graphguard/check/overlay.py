@@ -22,7 +22,7 @@ from graphguard.repo import Repo
 if TYPE_CHECKING:
     from graphguard.indexer import Indexer
     from graphguard.resolve import FileResolution, Resolver
-    from graphguard.signature import ModuleSignatures, Signature
+    from graphguard.signature import Signature
     from graphguard.store import Store
 
 
@@ -43,7 +43,7 @@ class Overlay:
     root: str = ""  # the repository's work tree (to read a blob)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
-    _new_signatures: dict[str, ModuleSignatures | None] = field(default_factory=dict)
+    _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->
 
     @functools.cached_property
     def new_resolver(self) -> Resolver:
@@ -111,21 +111,27 @@ class Overlay:
         return {p: written_calls(self.old_facts(p) if p in old.data else None, facts) for p, facts in self.new_facts.items()}
 
     def new_signature(self, path: str, qualname: str) -> Signature | None:
-        """The signature of a definition (full qualname) in the new version; None when it cannot be read."""
+        """The signature of a definition (full qualname) in the new version; None when it cannot be read.
+
+        Only that definition's source span is parsed (with the same-file bases of a class)."""
         from graphguard import git, signature
 
-        if path not in self._new_signatures:
+        module = self.new_map.primary.get(path)
+        if module is None or not qualname.startswith(f"{module}."):
+            return None
+        local = qualname[len(module) + 1:]
+        key = (path, local)
+        if key not in self._new_signatures:
             data = self.sides.new.data.get(path)
             if data is None and path not in self.sides.paths and path in self.new_entries:
                 data = next((d for _, d in git.read_blobs(self.indexer.root, [self.new_entries[path]])), None)
+            facts = self.new_facts_of(path)
             try:
-                self._new_signatures[path] = signature.extract(data) if data is not None else None
+                sigs = None if data is None or facts is None else signature.extract_spans(data, facts, {local})
             except signature.SignatureParseError:
-                self._new_signatures[path] = None
-        sigs, module = self._new_signatures[path], self.new_map.primary.get(path)
-        if sigs is None or module is None or not qualname.startswith(f"{module}."):
-            return None
-        return sigs.defs.get(qualname[len(module) + 1:])
+                sigs = None
+            self._new_signatures[key] = sigs.defs.get(local) if sigs is not None else None
+        return self._new_signatures[key]
 
     def resolved_new(self, path: str) -> FileResolution:
         """An unchanged file re-read against the new version of the repository (once each)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from graphguard.sigread.records import (
     ATTRS,
@@ -32,6 +33,7 @@ from graphguard.sigread.records import (
 
 _STYLE_DECORATORS = DATACLASS | ATTRS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TRIES: tuple[type, ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 
 def read(text: str) -> Module:
@@ -67,12 +69,13 @@ class _Reader:
             elif isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
                 yield from self.definitions(stmt.body)
                 yield from self.definitions(stmt.orelse)
-            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-                yield from self.definitions(stmt.body)
-                for handler in stmt.handlers:
+            elif isinstance(stmt, _TRIES):
+                tried = cast("ast.Try", stmt)  # a TryStar (Python 3.11) has the same fields
+                yield from self.definitions(tried.body)
+                for handler in tried.handlers:
                     yield from self.definitions(handler.body)
-                yield from self.definitions(stmt.orelse)
-                yield from self.definitions(stmt.finalbody)
+                yield from self.definitions(tried.orelse)
+                yield from self.definitions(tried.finalbody)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 yield from self.definitions(stmt.body)
             elif isinstance(stmt, ast.Match):

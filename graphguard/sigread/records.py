@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 
 class SignatureParseError(ValueError):
@@ -105,7 +105,7 @@ class Class(NamedTuple):
     body: tuple[Definition, ...]  # functions and classes of its body (in compound statements too), in order
 
 
-Definition = Union[Function, Class]
+Definition = Function | Class
 
 
 class AllOp(NamedTuple):
