@@ -1,0 +1,122 @@
+"""The ast reader and the LibCST reader give the same signature model; spans give what whole modules give.
+
+Over real code (modules of the running interpreter's standard library, read as text, never
+imported) and generated programs (hypothesmith). bench/signature_readers.py runs the same
+comparison over a whole repository (Django: 2,818 files).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from collections.abc import Callable
+
+import hypothesmith
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from graphguard import signature
+from tests.helpers import GitRepo
+from tests.signature_readers import readers_differ, rows, spans_differ
+
+STDLIB = sysconfig.get_paths()["stdlib"]
+#: LibCST reads about 2,000 lines a second: these (about 11,000 lines) keep the test under ten seconds.
+_PARTS = ("email", "json", "argparse.py", "dataclasses.py", "enum.py")
+EXAMPLES = int(os.environ.get("GRAPHGUARD_PROPERTY_EXAMPLES", "40"))
+FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+
+
+def _stdlib_files() -> list[str]:
+    out = []
+    for part in _PARTS:
+        path = os.path.join(STDLIB, part)
+        if os.path.isdir(path):
+            out += sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names if f.endswith(".py"))
+        elif os.path.isfile(path):
+            out.append(path)
+    return out
+
+
+FILES = _stdlib_files()
+
+
+def _source(path: str) -> str:
+    with open(path, encoding="utf-8") as f:  # data: read, never imported
+        return f.read()
+
+
+def test_the_stdlib_sample_is_there() -> None:
+    assert len(FILES) >= 20
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, STDLIB))
+def test_both_readers_agree_on_real_modules(path: str) -> None:
+    assert readers_differ(_source(path)) is None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, STDLIB))
+def test_spans_give_what_the_whole_module_gives(path: str) -> None:
+    difference, fallbacks = spans_differ(_source(path))
+    assert difference is None
+    assert fallbacks == 0  # every definition of ordinary code is read from its span alone
+
+
+@FAST
+@given(hypothesmith.from_node())
+def test_both_readers_agree_on_generated_modules(source: str) -> None:
+    assert readers_differ(source) is None
+
+
+@FAST
+@given(hypothesmith.from_node())
+def test_spans_agree_on_generated_modules(source: str) -> None:
+    assert spans_differ(source, one_by_one=False)[0] is None
+
+
+@pytest.mark.parametrize(
+    ("source", "wanted", "text"),
+    [
+        # A method: its span is indented inside its class, decorators included.
+        ("class C:\n    x = 1\n\n    @staticmethod\n    @other(\n  'odd indent')\n    def m(a, b=2): ...\n", "C.m", "def m(a, b=2)"),
+        # A class's constructor from a same-file base read with it, through a nested class's namespace too.
+        ("class A:\n    def __init__(self, a): ...\nclass B(A): ...\nclass C(B):\n    def m(self): ...\n", "C", "class C(a)"),
+        ("class O:\n    class I:\n        def __init__(self, i): ...\n    class J(I): ...\n", "O.J", "class J(i)"),
+        # A docstring whose lines are less indented than the method.
+        ('class C:\n    def m(self, a):\n        """Doc\nat column 0\n"""\n', "C.m", "def m(self, a)"),
+        # A method of a class defined twice: the second definition holds none (the whole module decides).
+        ("class C:\n    def m(self): ...\nclass C:\n    pass\n", "C.m", None),
+        ("def f(a): ...\ndef f(a, b): ...\n", "f", "def f(a, b)"),
+        ("import typing\nclass C:\n    @typing.overload\n    def m(self, a: int): ...\n    def m(self, a, b=0): ...\n", "C.m", "def m(self, a, b=0)"),
+    ],
+)
+def test_spans(source: str, wanted: str, text: str | None) -> None:
+    from graphguard.languages import python
+
+    data = textwrap.dedent(source).encode()
+    sigs = signature.extract_spans(data, python.parse(data), {wanted})
+    assert (sigs.defs[wanted].text if wanted in sigs.defs else None) == text
+    assert rows(sigs) == rows(signature.ModuleSignatures({q: s for q, s in signature.extract(data).defs.items() if q == wanted},
+                                                         sigs.all_names))
+
+
+def test_syntax_newer_than_this_python_is_read_by_libcst() -> None:
+    # PEP 695 (Python 3.12): on an older interpreter ast cannot read it; LibCST can.
+    data = b"x = 1\n\nclass C:\n    def m[T](self, x: T) -> T: ...\n"
+    from graphguard.languages import python
+
+    assert signature.extract_spans(data, python.parse(data), {"C.m"}).defs["C.m"].text == "def m(self, x: T) -> T"
+
+
+def test_a_signature_change_of_ordinary_code_imports_no_libcst(make_repo: Callable[..., GitRepo]) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/mod.py": "def f(a, b):\n    return a\n",
+                      "app/use.py": "from pkg.mod import f\n\n\ndef g():\n    return f(1, 2)\n"})
+    repo.write({"pkg/mod.py": "def f(a, b, c):\n    return a\n"})
+    repo.git("add", "-A")
+    # In a process of its own: this one has imported libcst already.
+    probe = ("import sys; from graphguard.main import main; code = main(['check', '--format', 'json']);"
+             " sys.stderr.write(f'exit {code}: ' + ('libcst loaded' if 'libcst' in sys.modules else 'no libcst'))")
+    r = subprocess.run([sys.executable, "-c", probe], check=False, cwd=repo.root, capture_output=True, text=True, timeout=120)
+    assert r.stderr.endswith("exit 1: no libcst"), r.stderr
