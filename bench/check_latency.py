@@ -1,7 +1,7 @@
 """`check --staged` latency of a body-only and a signature edit, for one or more graphguard versions.
 
     python bench/check_latency.py REPO [--version LABEL=SRC ...] [--runs 5]
-        [--file django/utils/timezone.py] [--function now]
+        [--file django/utils/timezone.py] [--function now] [--signature-edit rename-keyword]
 
 REPO is a git repository (e.g. a copy of Django 5.2.8 made a git repository), indexed
 first. Each version is a folder holding a `graphguard` package (e.g. `git archive REV
@@ -33,16 +33,21 @@ def run(repo: str, src: str) -> float:
 
 
 def edit(repo: str, path: str, function: str, kind: str) -> None:
-    """Stage an edit of `function`: a statement added to its body, or a required parameter added."""
+    """Stage an edit of `function`: a statement added to its body, a required parameter added
+    (kind "signature"), or its last parameter with a default renamed ("rename-keyword")."""
     full = os.path.join(repo, path)
     with open(full, encoding="utf-8") as f:
         text = f.read()
-    m = re.search(rf"^(\s*)def {function}\((.*?)\):\n", text, re.MULTILINE)
+    m = re.search(rf"^(\s*)def {function}\((.*?)\)[^:\n]*:\n", text, re.MULTILINE | re.DOTALL)
     if m is None:
         raise SystemExit(f"no `def {function}(` in {path}")
     if kind == "body":
         indent = m.group(1) + "    "
         new = text[:m.end()] + f"{indent}_bench = 1\n" + text[m.end():]
+    elif kind == "rename-keyword":
+        last = [k for k in re.finditer(r"(\w+)\s*(?::[^,=]*)?=", m.group(2))][-1]
+        at = m.start(2) + last.end(1)
+        new = text[:at] + "_renamed" + text[at:]
     else:
         params = m.group(2)
         new = text[:m.start(2)] + (params + ", " if params else "") + "bench_required" + text[m.end(2):]
@@ -63,6 +68,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--file", default="django/utils/timezone.py")
     ap.add_argument("--function", default="now")
+    ap.add_argument("--signature-edit", choices=("signature", "rename-keyword"), default="signature",
+                    help="the signature edit: a required parameter added, or the last keyword parameter renamed")
     args = ap.parse_args()
     versions = [tuple(v.split("=", 1)) for v in args.version] or [("installed", "")]
     reset(args.repo)
@@ -72,7 +79,7 @@ def main() -> None:
     print(f"{'version':<12} {'body edit':>10} {'signature edit':>15}")
     times: dict[tuple[str, str], list[float]] = {}
     for kind in ("body", "signature"):
-        edit(args.repo, args.file, args.function, kind)
+        edit(args.repo, args.file, args.function, kind if kind == "body" else args.signature_edit)
         for label, src in versions:  # warm the page cache and the blob cache once
             run(args.repo, src)
         for _ in range(args.runs):
