@@ -72,9 +72,11 @@ class Interface(NamedTuple):
 
 
 def find(overlay: Overlay, config: Config) -> Interface:
-    impacts = lost_reexports(overlay, config)
-    warnings: list[FileWarning] = []
     sides = overlay.sides
+    # The old versions' facts, loaded once (a big file's take tens of milliseconds to decode).
+    olds = {p: overlay.old_facts(p) for p in sorted(sides.paths) if p in sides.old.data}
+    impacts = lost_reexports(overlay, config, olds)
+    warnings: list[FileWarning] = []
     # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
     # (Files tree-sitter skipped as too large or too nested are not parsed again; binary ones are.)
     readable = [p for p in sorted(sides.new.data) if overlay.new_facts[p].parsed or b"\0" in sides.new.data[p]]
@@ -93,12 +95,13 @@ def find(overlay: Overlay, config: Config) -> Interface:
             module = overlay.new_map.primary.get(p) or overlay.old_map.primary.get(p, p)
             impacts.append(_syntax_impact(overlay, config, p, line, why, module))
     shaped = {p: changed for p in sorted(sides.paths) if p not in unparsable and p not in unreadable
-              and (changed := _changed(overlay.old_facts(p) if p in sides.old.data else None, overlay.new_facts.get(p))) != set()}
-    changes = _signature_changes(overlay, shaped, warnings) if shaped else []
+              and (changed := _changed(olds.get(p), overlay.new_facts.get(p))) != set()}
+    changes = _signature_changes(overlay, shaped, olds, warnings) if shaped else []
     return Interface(changes, impacts, warnings, frozenset(unparsable))
 
 
-def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], warnings: list[FileWarning]) -> list[InterfaceChange]:
+def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], olds: dict[str, FileFacts | None],
+                       warnings: list[FileWarning]) -> list[InterfaceChange]:
     """sigdiff over the signatures of both versions of the changed definitions (of those files only), then moves across files.
 
     Only the definitions whose header changed are read (with what their signatures depend
@@ -112,7 +115,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], war
     gained: list[tuple[str, signature.Signature]] = []
     unknown_before: set[str] = set()
     for path, changed in shaped.items():
-        old_facts = overlay.old_facts(path) if path in sides.old.data else None
+        old_facts = olds.get(path)
         new_facts = overlay.new_facts.get(path)
         wanted = None if changed is None else set().union(*(signature.dependents(f, changed) for f in (old_facts, new_facts) if f))
         before, after = _sigs(sides.old, path, old_facts, wanted, None), _sigs(sides.new, path, new_facts, wanted, warnings)
@@ -270,16 +273,16 @@ def _module_names(facts: FileFacts) -> dict[str, int]:
     return names
 
 
-def lost_reexports(overlay: Overlay, config: Config) -> list[SymbolImpact]:
+def lost_reexports(overlay: Overlay, config: Config, olds: dict[str, FileFacts | None]) -> list[SymbolImpact]:
     """Names a module re-exported (`from .clock import stamp` in a package `__init__`) and no longer binds.
 
     sigdiff compares definitions; a dropped import line is no definition, yet every
-    `from pkg import stamp` elsewhere now fails.
+    `from pkg import stamp` elsewhere now fails. `olds`: the changed files' old facts.
     """
     sides, old_map = overlay.sides, overlay.old_map
     out: list[SymbolImpact] = []
     for path in sorted(p for p in sides.paths if p in sides.old.data and p in sides.new.data and p in old_map.primary):
-        before, after = overlay.old_facts(path), overlay.new_facts.get(path)
+        before, after = olds[path], overlay.new_facts.get(path)
         if before is None or after is None:
             continue
         defined = {d.qualname for d in after.definitions}

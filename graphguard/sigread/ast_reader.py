@@ -8,6 +8,7 @@ the code is nested beyond what CPython's parser or this reader's recursion takes
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import cast
@@ -33,6 +34,11 @@ from graphguard.sigread.records import (
 
 _STYLE_DECORATORS = DATACLASS | ATTRS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER = re.compile(r"(\w+)")
+_LAST_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_IDENTIFIER = re.compile(r".*?(\w+)\s*$", re.DOTALL)
+_DEFINED = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 _TRIES: tuple[type, ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 
@@ -55,6 +61,38 @@ def read(text: str) -> Module:
 class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
+        self.ascii = text.isascii()
+        self._lines: list[bytes] | None = None
+
+    # Python folds identifiers to NFKC (`AĲ` is `AIJ`); the model keeps them as written, as
+    # tree-sitter's facts and LibCST do. Only a text with non-ASCII characters needs looking at.
+
+    def raw(self, name: str, line: int, col: int, end_col: int | None = None, *, pattern: re.Pattern[str] = _IDENTIFIER) -> str:
+        """The identifier `name` as written at (line, byte col) of the text."""
+        if self.ascii:
+            return name
+        if self._lines is None:
+            self._lines = [t.encode("utf-8", "surrogatepass") for t in _LINE_BREAK.split(self.text)]  # as Python counts lines
+        segment = self._lines[line - 1][col:end_col].decode("utf-8", "replace") if line <= len(self._lines) else ""
+        m = pattern.match(segment)
+        return m.group(1) if m else name
+
+    def raw_name(self, node: ast.Name) -> str:
+        return self.raw(node.id, node.lineno, node.col_offset, node.end_col_offset)
+
+    def name(self, node: ast.expr) -> str | None:
+        """A dotted name, as libcst's get_full_name_for_node gives it: `a.b`, `a.b(...)` and `a.b[...]` -> "a.b"."""
+        if isinstance(node, ast.Name):
+            return self.raw_name(node)
+        if isinstance(node, ast.Attribute):
+            attr = node.attr if self.ascii else self.raw(node.attr, node.end_lineno or node.lineno, 0, node.end_col_offset,
+                                                         pattern=_LAST_IDENTIFIER)
+            return f"{self.name(node.value)}.{attr}"
+        if isinstance(node, ast.Call):
+            return self.name(node.func)
+        if isinstance(node, ast.Subscript):
+            return self.name(node.value)
+        return None
 
     def module(self, tree: ast.Module) -> Module:
         return Module(tuple(self.definitions(tree.body)), tuple(_all_ops(tree.body)))
@@ -89,21 +127,22 @@ class _Reader:
             return " ".join((ast.get_source_segment(self.text, node) or "").split())
 
     def value(self, node: ast.expr) -> Value:
-        return Value(self.code(node), _name(node), _string(node), isinstance(node, ast.Constant) and node.value is True)
+        return Value(self.code(node), self.name(node), _string(node), isinstance(node, ast.Constant) and node.value is True)
 
     def call(self, node: ast.Call) -> Call:
         positional = tuple(self.value(a.value if isinstance(a, ast.Starred) else a) for a in node.args)
-        return Call(_name(node.func), positional, {k.arg: self.value(k.value) for k in node.keywords if k.arg})
+        return Call(self.name(node.func), positional, {k.arg: self.value(k.value) for k in node.keywords if k.arg})
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Function:
         returns = self.code(node.returns) if node.returns is not None else None
-        return Function(node.name, node.lineno, self.params(node.args), returns, isinstance(node, ast.AsyncFunctionDef),
+        name = self.raw(node.name, node.lineno, node.col_offset, pattern=_DEFINED)
+        return Function(name, node.lineno, self.params(node.args), returns, isinstance(node, ast.AsyncFunctionDef),
                         tuple(self.code(d) for d in node.decorator_list))
 
     def params(self, args: ast.arguments) -> tuple[Param, ...]:
         def one(a: ast.arg, kind: ParamKind, default: ast.expr | None) -> Param:
             annotation = self.code(a.annotation) if a.annotation is not None else None
-            return Param(a.arg, kind, default is not None, annotation, self.code(default) if default is not None else None)
+            return Param(self.raw(a.arg, a.lineno, a.col_offset, a.end_col_offset), kind, default is not None, annotation, self.code(default) if default is not None else None)
 
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
@@ -120,40 +159,27 @@ class _Reader:
 
     def klass(self, node: ast.ClassDef) -> Class:
         decorators = tuple(self.decorator(d) for d in node.decorator_list)
-        bases = tuple(_name(b) for b in node.bases if not isinstance(b, ast.Starred))
+        bases = tuple(self.name(b) for b in node.bases if not isinstance(b, ast.Starred))
         metaclass = any(k.arg == "metaclass" for k in node.keywords)
         fields = tuple(f for s in node.body if (f := self.field(s)) is not None)
         assigns = any(isinstance(s, ast.Assign) and any(_is_name(t, "__init__", "__new__") for t in s.targets) for s in node.body)
-        return Class(node.name, node.lineno, decorators, bases, metaclass, fields, assigns, tuple(self.definitions(node.body)))
+        return Class(self.raw(node.name, node.lineno, node.col_offset, pattern=_DEFINED), node.lineno, decorators, bases, metaclass, fields, assigns, tuple(self.definitions(node.body)))
 
     def decorator(self, node: ast.expr) -> Decorator:
-        name = _name(node)
+        name = self.name(node)
         call = self.call(node) if isinstance(node, ast.Call) and name in _STYLE_DECORATORS else None
         return Decorator(self.code(node), name, call)
 
     def field(self, stmt: ast.stmt) -> Field | None:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            name, annotation, value = stmt.target.id, stmt.annotation, stmt.value
+            name, annotation, value = self.raw_name(stmt.target), stmt.annotation, stmt.value
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name, annotation, value = stmt.targets[0].id, None, stmt.value
+            name, annotation, value = self.raw_name(stmt.targets[0]), None, stmt.value
         else:
             return None
-        call = self.call(value) if isinstance(value, ast.Call) and _name(value.func) in FIELD_CALLS else None
+        call = self.call(value) if isinstance(value, ast.Call) and self.name(value.func) in FIELD_CALLS else None
         return Field(name, self.value(annotation) if annotation is not None else None,
                      self.value(value) if value is not None else None, call)
-
-
-def _name(node: ast.expr) -> str | None:
-    """A dotted name, as libcst's get_full_name_for_node gives it: `a.b`, `a.b(...)` and `a.b[...]` -> "a.b"."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_name(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return _name(node.func)
-    if isinstance(node, ast.Subscript):
-        return _name(node.value)
-    return None
 
 
 def _string(node: ast.expr) -> str | bytes | None:
