@@ -499,21 +499,9 @@ def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Ca
 
 def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None) -> Module:
     """One definition, decorators included, parsed alone at its own line numbers."""
-    first = d.line - 1  # 0-based index of the `def` / `class` line
-    indent = lines[first][:d.col] if first < len(lines) else "x"
-    if indent.strip():
+    span = _span_text(lines, d)
+    if span is None:
         raise _Whole
-    need = len(d.decorators)
-    while need and first > 0:  # the decorator lines above, at the same indentation
-        first -= 1
-        if lines[first].startswith(indent) and lines[first][len(indent):].startswith("@"):
-            need -= 1
-    if need:
-        raise _Whole
-    body = "\n".join(lines[first:d.end_line])
-    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
-    # continuation lines keep their text), and blank lines before keep the line numbers.
-    span = "\n" * first + body if not indent else "\n" * (first - 1) + "if 1:\n" + body
     try:
         module = read(span, reader=reader)
     except SignatureParseError:
@@ -523,6 +511,26 @@ def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Mod
             or len(found[0].decorators) != len(d.decorators)):
         raise _Whole
     return module
+
+
+def _span_text(lines: Sequence[str], d: FactsDefinition) -> str | None:
+    """The source of one definition (tree-sitter's), decorators included, as a module of its own
+    whose line numbers are the file's; None when its lines cannot be told. `lines`: the file's, split at "\n"."""
+    first = d.line - 1  # 0-based index of the `def` / `class` line
+    indent = lines[first][:d.col] if first < len(lines) else "x"
+    if indent.strip():
+        return None
+    need = len(d.decorators)
+    while need and first > 0:  # the decorator lines above, at the same indentation
+        first -= 1
+        if lines[first].startswith(indent) and lines[first][len(indent):].startswith("@"):
+            need -= 1
+    if need:
+        return None
+    body = "\n".join(lines[first:d.end_line])
+    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
+    # continuation lines keep their text), and blank lines before keep the line numbers.
+    return "\n" * first + body if not indent else "\n" * (first - 1) + "if 1:\n" + body
 
 
 def _ancestors(qualname: str) -> Iterable[str]:

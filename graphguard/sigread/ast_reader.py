@@ -36,8 +36,7 @@ _STYLE_DECORATORS = DATACLASS | ATTRS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _IDENTIFIER = re.compile(r"(\w+)")
-_LAST_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_IDENTIFIER = re.compile(r".*?(\w+)\s*$", re.DOTALL)
+_LAST_IDENTIFIER = re.compile(r".*?(\w+)\s*$", re.DOTALL)
 _DEFINED = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 _TRIES: tuple[type, ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
