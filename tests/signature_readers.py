@@ -9,6 +9,7 @@ from __future__ import annotations
 from graphguard import signature
 from graphguard.languages import python
 from graphguard.sigread import ast_reader
+from graphguard.sigread.records import NotRead
 
 
 def rows(ms: signature.ModuleSignatures) -> object:
@@ -25,13 +26,16 @@ def whole(source: str, reader: str) -> signature.ModuleSignatures:
 
 
 def readers_differ(source: str) -> str | None:
-    """None when both readers give the same model (or neither reads the source); else what differs."""
+    """None when both readers give the same model (or neither reads the source, or `ast` cannot:
+    then LibCST is the reader); else what differs."""
     outcomes = []
     for reader in ("ast", "cst"):
         try:
             outcomes.append(rows(whole(source, reader)))
         except signature.SignatureParseError as e:
             outcomes.append(f"error: {e}")
+        except NotRead:
+            return None
     if outcomes[0] == outcomes[1]:
         return None
     return _first_difference(outcomes[0], outcomes[1])

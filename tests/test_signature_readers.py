@@ -120,3 +120,24 @@ def test_a_signature_change_of_ordinary_code_imports_no_libcst(make_repo: Callab
              " sys.stderr.write(f'exit {code}: ' + ('libcst loaded' if 'libcst' in sys.modules else 'no libcst'))")
     r = subprocess.run([sys.executable, "-c", probe], check=False, cwd=repo.root, capture_output=True, text=True, timeout=120)
     assert r.stderr.endswith("exit 1: no libcst"), r.stderr
+
+
+def _table_sources() -> list[str]:
+    """Every source of tests/test_signature.py's tables (the model's rules, case by case)."""
+    from tests import test_signature
+
+    out = []
+    for value in vars(test_signature).values():
+        for mark in getattr(value, "pytestmark", ()):
+            names = mark.args[0] if mark.name == "parametrize" else ()
+            names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+            if "source" in names:
+                index = names.index("source")
+                out += [row[index] if len(names) > 1 else row for row in mark.args[1]]
+    return [textwrap.dedent(s) if isinstance(s, str) else s.decode("utf-8", "replace") for s in out]
+
+
+@pytest.mark.parametrize("source", [s for s in _table_sources() if len(s) < 20_000], ids=lambda s: s[:40])
+def test_both_readers_agree_on_the_rule_tables(source: str) -> None:
+    # Each rule of the model is shared by the readers; this shows each reader feeds it the same records.
+    assert readers_differ(source) is None
