@@ -8,8 +8,8 @@ decided with their change) is bound against that definition's signature. Targets
 broken new call are reported as a `new-calls` change listing the new calls to them.
 
 Cheap for a body-only edit: when the new version has no (callee, shape) the old one lacks
-and binds its names as before, nothing is resolved; libcst reads only the files that
-define a target of a new call.
+and binds its names as before, nothing is resolved; only the definitions that a new call
+targets are parsed, from their source spans (Overlay.new_signature).
 """
 
 from __future__ import annotations
