@@ -498,24 +498,26 @@ def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Ca
 
 
 def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None) -> Module:
-    """One definition, decorators included, parsed alone at its own line numbers."""
-    span = _span_text(lines, d)
-    if span is None:
+    """One definition, decorators included, parsed alone; its records carry the file's line numbers."""
+    cut = _span_text(lines, d)
+    if cut is None:
         raise _Whole
+    span, offset = cut
     try:
         module = read(span, reader=reader)
     except SignatureParseError:
         raise _Whole from None
-    found = module.definitions
+    found = tuple(_shifted(f, offset) for f in module.definitions)
     if (len(found) != 1 or found[0].name != d.qualname.rpartition(".")[2] or found[0].line != d.line
             or len(found[0].decorators) != len(d.decorators)):
         raise _Whole
-    return module
+    return module._replace(definitions=found)
 
 
-def _span_text(lines: Sequence[str], d: FactsDefinition) -> str | None:
-    """The source of one definition (tree-sitter's), decorators included, as a module of its own
-    whose line numbers are the file's; None when its lines cannot be told. `lines`: the file's, split at "\n"."""
+def _span_text(lines: Sequence[str], d: FactsDefinition) -> tuple[str, int] | None:
+    """The source of one definition (tree-sitter's), decorators included, as a module of its own, and
+    how many lines of the file precede that module's first; None when its lines cannot be told.
+    `lines`: the file's, split at "\n"."""
     first = d.line - 1  # 0-based index of the `def` / `class` line
     indent = lines[first][:d.col] if first < len(lines) else "x"
     if indent.strip():
@@ -529,8 +531,17 @@ def _span_text(lines: Sequence[str], d: FactsDefinition) -> str | None:
         return None
     body = "\n".join(lines[first:d.end_line])
     # A method's lines are indented: an `if 1:` block takes them as they are (strings and
-    # continuation lines keep their text), and blank lines before keep the line numbers.
-    return "\n" * first + body if not indent else "\n" * (first - 1) + "if 1:\n" + body
+    # continuation lines keep their text).
+    return (body, first) if not indent else ("if 1:\n" + body, first - 1)
+
+
+def _shifted(d: Definition, offset: int) -> Definition:
+    """A definition read from a span, at the file's line numbers."""
+    if not offset:
+        return d
+    if isinstance(d, Function):
+        return d._replace(line=d.line + offset)
+    return d._replace(line=d.line + offset, body=tuple(_shifted(m, offset) for m in d.body))
 
 
 def _ancestors(qualname: str) -> Iterable[str]:
