@@ -448,6 +448,9 @@ def _all_names(ops: Sequence[AllOp]) -> tuple[str, ...] | None:
 # -- spans: the definitions asked for, read alone -------------------------------------------
 
 
+_CONSTRUCTORS = frozenset({"__init__", "__new__"})
+
+
 class _Whole(Exception):
     """A span cannot be read alone: the whole module is read instead."""
 
@@ -479,6 +482,10 @@ def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Ca
     for d in facts.definitions:
         if "<locals>" not in d.qualname:
             by_name.setdefault(d.qualname, []).append(d)
+    methods: dict[str, list[FactsDefinition]] = {}
+    for d in facts.definitions:
+        if d.kind is ModelDefKind.METHOD:
+            methods.setdefault(d.qualname.rpartition(".")[0], []).append(d)
     needed = _with_bases({q for q in wanted if q in by_name}, by_name)
     spans = sorted((d for q in needed for d in by_name[q]), key=lambda d: (d.line, -d.end_line))
     lines = text.split("\n")
@@ -490,16 +497,20 @@ def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Ca
         parent = d.qualname.rpartition(".")[0]
         if parent and any(len(by_name.get(p, ())) > 1 for p in _ancestors(parent)):
             raise _Whole  # a class defined twice: which one holds the method is decided by the whole module
-        module = _read_span(lines, d, reader)
+        # A class is read for its constructor: its other methods (unless wanted) are left out.
+        skipped = [m for m in methods.get(d.qualname, ()) if d.line < m.line <= d.end_line
+                   and m.qualname not in wanted and m.qualname.rpartition(".")[2] not in _CONSTRUCTORS]
+        module = _read_span(lines, d, reader, skipped)
         builder.stack = parent.split(".") if parent else []
         builder.block(module.definitions)
         covered = d.end_line
     return builder.in_source_order()
 
 
-def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None) -> Module:
+def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None,
+               skipped: Sequence[FactsDefinition] = ()) -> Module:
     """One definition, decorators included, parsed alone; its records carry the file's line numbers."""
-    cut = _span_text(lines, d)
+    cut = _span_text(lines, d, skipped)
     if cut is None:
         raise _Whole
     span, offset = cut
@@ -514,11 +525,29 @@ def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Mod
     return module._replace(definitions=found)
 
 
-def _span_text(lines: Sequence[str], d: FactsDefinition) -> tuple[str, int] | None:
+def _span_text(lines: Sequence[str], d: FactsDefinition, skipped: Sequence[FactsDefinition] = ()) -> tuple[str, int] | None:
     """The source of one definition (tree-sitter's), decorators included, as a module of its own, and
     how many lines of the file precede that module's first; None when its lines cannot be told.
-    `lines`: the file's, split at "\n"."""
-    first = d.line - 1  # 0-based index of the `def` / `class` line
+    `lines`: the file's, split at "\n". `skipped`: methods of a class `d` left out (each becomes `pass`)."""
+    first = _span_start(lines, d)
+    if first is None:
+        return None
+    indent = lines[d.line - 1][:d.col]
+    body = list(lines[first:d.end_line])
+    for m in skipped:
+        start = _span_start(lines, m)
+        if start is None or not first < start <= m.end_line <= d.end_line:
+            continue
+        body[start - first:m.end_line - first] = [lines[m.line - 1][:m.col] + "pass"] + [""] * (m.end_line - start - 1)
+    text = "\n".join(body)
+    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
+    # continuation lines keep their text).
+    return (text, first) if not indent else ("if 1:\n" + text, first - 1)
+
+
+def _span_start(lines: Sequence[str], d: FactsDefinition) -> int | None:
+    """The 0-based index of a definition's first line, its decorators'; None when it cannot be told."""
+    first = d.line - 1  # the `def` / `class` line
     indent = lines[first][:d.col] if first < len(lines) else "x"
     if indent.strip():
         return None
@@ -527,12 +556,7 @@ def _span_text(lines: Sequence[str], d: FactsDefinition) -> tuple[str, int] | No
         first -= 1
         if lines[first].startswith(indent) and lines[first][len(indent):].startswith("@"):
             need -= 1
-    if need:
-        return None
-    body = "\n".join(lines[first:d.end_line])
-    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
-    # continuation lines keep their text).
-    return (body, first) if not indent else ("if 1:\n" + body, first - 1)
+    return None if need else first
 
 
 def _shifted(d: Definition, offset: int) -> Definition:
