@@ -56,10 +56,11 @@ class _Walk:
     graph: CodeGraph
     config: Config
     modules: dict[str, str] = field(default_factory=dict)  # path -> module
-    classes: set[str] = field(default_factory=set)  # qualnames of classes (their bodies run at import)
-    test_params: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # fixture name -> (path, qualname) of test-file functions taking it
+    classes: dict[str, bool] = field(default_factory=dict)  # qualname -> is a class (its body runs at import)
+    # (fixture name, folder or file it is looked for in) -> (path, qualname) of test-file functions taking it
+    test_params: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     dead_ends: list[tuple[_Node, int, bool]] = field(default_factory=list)  # (node, distance, is a method): nothing calls it by name
-    bases: dict[str, list[tuple[str, str]]] | None = None  # class -> (base class, its path), from the inherit sites
+    bases: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (base class, its path), from the inherit sites
     file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
     test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
     limit: int = MAX_TESTS
@@ -70,6 +71,26 @@ class _Walk:
             row = self.graph.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
             self.modules[path] = row[0] if row else ""
         return self.modules[path]
+
+    def is_class(self, qualname: str) -> bool:
+        if qualname not in self.classes:
+            self.classes[qualname] = self.graph.db.execute(
+                "SELECT 1 FROM symbols WHERE qualname = ? AND kind = 'class' LIMIT 1", (qualname,)).fetchone() is not None
+        return self.classes[qualname]
+
+    def bases_of(self, cls: str) -> list[tuple[str, str]]:
+        """(base, path of its definition) of each inherit site written in `cls` (a class's bases), in the stored order.
+
+        The sites are looked for in the files that define `cls` or something under it (the
+        scope of a site is a name of its file): an index lookup each, never all inherit sites.
+        """
+        if cls not in self.bases:
+            self.bases[cls] = self.graph.db.execute(
+                "SELECT s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
+                " WHERE s.file_id IN (SELECT file_id FROM symbols WHERE qualname >= ? AND qualname < ?)"
+                " AND s.scope = ? AND s.kind = 'inherit' AND s.target IS NOT NULL ORDER BY s.target, s.rowid, y.id",
+                (cls, cls + "/", cls)).fetchall()
+        return self.bases[cls]
 
     def local(self, node: _Node) -> str:
         module = self.module(node.path)
@@ -120,7 +141,6 @@ def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpac
                  *, changed_path: str | None = None, limit: int = MAX_TESTS) -> Selection:
     """The tests that reach `changed_symbol` through its callers, nearest first, at most `limit` entries."""
     walk = _Walk(graph, config, limit=limit)
-    walk.classes = {q for (q,) in graph.db.execute("SELECT qualname FROM symbols WHERE kind = 'class'")}
     frontier: list[tuple[_Node, bool]] = []  # (node, runs at import time)
     if changed_path is not None and config.is_test(changed_path):
         frontier.append((_Node(changed_path, changed_symbol), False))  # a changed fixture or helper: its own users
@@ -153,7 +173,7 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
             seen.add(node)
             local = walk.local(node)
             # Module-level code and a class body (not one inside a function) run when the module is imported.
-            if at_import or node.qualname == walk.module(node.path) or node.qualname in walk.classes and ".<locals>." not in local:
+            if at_import or node.qualname == walk.module(node.path) or ".<locals>." not in local and walk.is_class(node.qualname):
                 _import_time(walk, node.path, distance)
                 continue
             test = enclosing_test(local) if is_test_module(node.path) else None
@@ -211,17 +231,11 @@ def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
     # A visitor's `visit_Name` runs from `visit` (ast.NodeVisitor, jinja2's compiler) through getattr.
     visit = ("visit", "generic_visit") if name.startswith("visit_") else ()
     out += [_Node(node.path, f"{cls}.{v}") for v in visit]
-    if walk.bases is None:
-        walk.bases = {}
-        for sub, base, path in walk.graph.db.execute(
-                "SELECT s.scope, s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
-                " WHERE s.kind = 'inherit' AND s.target IS NOT NULL"):
-            walk.bases.setdefault(sub, []).append((base, path))
     seen, todo = {cls}, [cls]
     for _ in range(32):  # inheritance depth
         nxt = []
         for c in todo:
-            for base, path in walk.bases.get(c, ()):
+            for base, path in walk.bases_of(c):
                 if base not in seen:
                     seen.add(base)
                     nxt.append(base)
@@ -254,17 +268,30 @@ def _callers_of(walk: _Walk, node: _Node, local: str) -> list[_Node]:
 
 def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
     """Tests and fixtures that take `name` as a parameter where pytest would find this fixture."""
-    if name not in walk.test_params:
-        # Only the signatures that mention the name are parsed: a large test suite has tens of thousands.
-        walk.test_params[name] = [
-            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
-                "SELECT f.path, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-                " WHERE f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0", (name,))
-            if ".<locals>." not in qualname and name in parameter_names(signature)]
     folder = posixpath.dirname(node.path)
     conftest = posixpath.basename(node.path) == "conftest.py"
-    return [_Node(path, qualname) for path, qualname in walk.test_params[name]
-            if path == node.path or conftest and (not folder or path.startswith(folder + "/"))]
+    # Where pytest finds it: its own file, or under a conftest's folder. Only those files' signatures
+    # that mention the name are parsed (a large test suite has tens of thousands).
+    key = (name, folder + "/" if conftest else node.path)
+    if key not in walk.test_params:
+        if not conftest:
+            scope, args = "f.path = ?", (node.path,)
+        elif folder:
+            scope, args = "f.path >= ? AND f.path < ?", under(folder)
+        else:
+            scope, args = "1", ()
+        walk.test_params[key] = [
+            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
+                "SELECT f.path, s.qualname, s.signature FROM files f JOIN symbols s ON s.file_id = f.id"
+                f" WHERE {scope} AND f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0"
+                " ORDER BY s.id", (*args, name))
+            if ".<locals>." not in qualname and name in parameter_names(signature)]
+    return [_Node(path, qualname) for path, qualname in walk.test_params[key]]
+
+
+def under(folder: str) -> tuple[str, str]:
+    """The bounds of the paths under `folder` (not empty), for a range over the index of paths: `folder/` <= path < `folder0`."""
+    return folder + "/", folder + "0"  # "0" follows "/" in byte order
 
 
 def _import_time(walk: _Walk, path: str, distance: int) -> None:
@@ -278,8 +305,10 @@ def _import_time(walk: _Walk, path: str, distance: int) -> None:
                 walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
             elif posixpath.basename(p) == "conftest.py":
                 folder = posixpath.dirname(p)
-                for (q,) in db.execute("SELECT path FROM files WHERE is_test = 1"):
-                    if is_test_module(q) and (not folder or q.startswith(folder + "/")):
+                rows = (db.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND is_test = 1", under(folder)) if folder
+                        else db.execute("SELECT path FROM files WHERE is_test = 1"))
+                for (q,) in rows:
+                    if is_test_module(q):
                         walk.file_hits[q] = min(walk.file_hits.get(q, distance), distance)
         nxt = []
         for p in frontier:
