@@ -274,6 +274,7 @@ def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
     # that mention the name are parsed (a large test suite has tens of thousands).
     key = (name, folder + "/" if conftest else node.path)
     if key not in walk.test_params:
+        args: tuple[str, ...]
         if not conftest:
             scope, args = "f.path = ?", (node.path,)
         elif folder:
