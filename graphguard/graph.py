@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -237,3 +238,40 @@ class CodeGraph:
         """Warnings about files that are not in the graph at all (symlinks, undecodable names)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
         return [(p, w) for p, w in json.loads(row[0])] if row and row[0] else []
+
+
+class StoredPaths:
+    """The stored snapshot's paths, asked by index lookups (modules.PathProbe), and their blobs.
+
+    Nothing here reads the whole `files` table but `all()` and `layout()`: the check costs
+    what the change touches. The paths are read through the index of paths, which holds
+    nothing else (a row of `files` carries the file's interface).
+    """
+
+    _CHUNK = 500  # parameters per statement (SQLite allows at least 999)
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._blobs: dict[str, str | None] = {}
+
+    def existing(self, paths: Collection[str]) -> set[str]:
+        wanted = sorted(paths)
+        out: set[str] = set()
+        for i in range(0, len(wanted), self._CHUNK):
+            chunk = wanted[i:i + self._CHUNK]
+            out.update(p for (p,) in self.db.execute(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    def under(self, folder: str) -> Iterator[str]:
+        low, high = (folder + "/", folder + "0") if folder else ("", "\U0010ffff")  # "0" follows "/"
+        for (path,) in self.db.execute("SELECT path FROM files WHERE path >= ? AND path < ? ORDER BY path", (low, high)):
+            yield path
+
+    def all(self) -> list[str]:
+        return [p for (p,) in self.db.execute("SELECT path FROM files ORDER BY path")]
+
+    def blob(self, path: str) -> str | None:
+        if path not in self._blobs:
+            row = self.db.execute("SELECT blob FROM files WHERE path = ?", (path,)).fetchone()
+            self._blobs[path] = row[0] if row else None
+        return self._blobs[path]
