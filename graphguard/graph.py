@@ -255,7 +255,7 @@ class StoredPaths:
         self._blobs: dict[str, str | None] = {}
 
     def existing(self, paths: Collection[str]) -> set[str]:
-        wanted = sorted(paths)
+        wanted = sorted(p for p in paths if _storable(p))
         out: set[str] = set()
         for i in range(0, len(wanted), self._CHUNK):
             chunk = wanted[i:i + self._CHUNK]
@@ -263,6 +263,8 @@ class StoredPaths:
         return out
 
     def under(self, folder: str) -> Iterator[str]:
+        if not _storable(folder):
+            return
         low, high = (folder + "/", folder + "0") if folder else ("", "\U0010ffff")  # "0" follows "/"
         for (path,) in self.db.execute("SELECT path FROM files WHERE path >= ? AND path < ? ORDER BY path", (low, high)):
             yield path
@@ -271,7 +273,18 @@ class StoredPaths:
         return [p for (p,) in self.db.execute("SELECT path FROM files ORDER BY path")]
 
     def blob(self, path: str) -> str | None:
+        if not _storable(path):
+            return None
         if path not in self._blobs:
             row = self.db.execute("SELECT blob FROM files WHERE path = ?", (path,)).fetchone()
             self._blobs[path] = row[0] if row else None
         return self._blobs[path]
+
+
+def _storable(path: str) -> bool:
+    """A name git gave that is not UTF-8 (surrogate escapes) is never stored, and SQLite cannot take it."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
