@@ -93,8 +93,50 @@ class CodeGraph:
             return False
         if len(classes) == 1:
             return True
-        roots = self._hierarchies()
-        return len({roots.get(c, c) for c in classes}) == 1
+        return self._one_hierarchy(classes)
+
+    def _one_hierarchy(self, classes: set[str]) -> bool:
+        """Do these classes lie in one hierarchy (connected by inherit sites, either way)?
+
+        As `_hierarchies` would tell, without reading every inherit site: the hierarchy of each
+        class is walked a class at a time, in turn; two that meet become one; the first that is
+        walked through without meeting the others answers no. The cost is about the number of
+        classes times the smallest hierarchy, not the repository.
+        """
+        owner: dict[str, int] = {}
+        walks: dict[int, tuple[set[str], list[str]]] = {}
+        for i, c in enumerate(sorted(classes)):
+            owner[c] = i
+            walks[i] = ({c}, [c])
+        while len(walks) > 1:
+            for i in list(walks):
+                if i not in walks:
+                    continue  # merged into another in this round
+                seen, todo = walks[i]
+                if not todo:
+                    return False
+                for n in self._inherit_neighbours(todo.pop()):
+                    j = owner.get(n, i)
+                    if n not in seen and j == i:
+                        owner[n] = i
+                        seen.add(n)
+                        todo.append(n)
+                    elif j != i and j in walks:  # met another walk: one hierarchy
+                        other_seen, other_todo = walks.pop(j)
+                        for m in other_seen:
+                            owner[m] = i
+                        seen |= other_seen
+                        todo += other_todo
+        return True
+
+    def _inherit_neighbours(self, cls: str) -> list[str]:
+        """The bases written in `cls`'s statement and the classes written with `cls` as a base."""
+        # A site's scope is a name of its own file: the files defining `cls` or something under it.
+        up = self.db.execute(
+            "SELECT target FROM sites WHERE file_id IN (SELECT file_id FROM symbols WHERE qualname >= ? AND qualname < ?)"
+            " AND scope = ? AND kind = 'inherit' AND target IS NOT NULL", (cls, cls + "/", cls))
+        down = self.db.execute("SELECT scope FROM sites WHERE target = ? AND kind = 'inherit'", (cls,))
+        return [t for (t,) in up] + [s for (s,) in down]
 
     def by_name_resolution(self, method: str) -> Resolution:
         """How far an unknown receiver's `x.name()` can be pinned on `method`.
