@@ -156,7 +156,9 @@ def _stored(paths: set[str]) -> StoredPaths:
 
 
 def _same_answers(paths: set[str], added: set[str], removed: set[str]) -> None:
-    base = ProbedModuleMap(Layout.of(paths), _stored(paths))
+    layout = Layout.from_json(Layout.of(paths).to_json())  # as an indexer would keep it
+    assert layout == Layout.of(paths)
+    base = ProbedModuleMap(layout, _stored(paths))
     probed = base.with_changes(added, removed) if added or removed else base
     full = ModuleMap.build((paths - removed) | added)
     assert probed.roots == full.roots
@@ -186,3 +188,8 @@ def test_probed_map_on_a_layout_with_roots_namespaces_and_dotted_folders() -> No
     _same_answers(paths, set(), set())
     _same_answers(paths, {"tests/app2/__init__.py", "tests/app2/views.py"}, {"app.py"})  # a new folder: the roots change
     _same_answers(paths, {"pkg/ns/__init__.py"}, {"pkg/__init__.py"})  # a namespace becomes a package, a package a namespace
+
+
+def test_a_stored_layout_that_does_not_read_is_none() -> None:
+    assert Layout.from_json(None) is None and Layout.from_json("") is None
+    assert Layout.from_json("{") is None and Layout.from_json('{"roots": []}') is None
