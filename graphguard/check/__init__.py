@@ -42,7 +42,7 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     if base is None and head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
     config = load_config(root)
-    if base is None:
+    if base is None and not staged:
         revisions.refuse_conflicts(root, config)
     revs = revisions.select(root, head_commit, staged=staged, worktree=worktree, base=base, head_ref=head)
     # Two commits: the graph is brought to the old one, as the hook has it, so that every mode
@@ -52,6 +52,8 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     changes = revisions.changed(root, config, revs.old, revs.new)
+    if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
+        revisions.refuse(changes.unmerged, config)
     _add(result, assess(repo, config, revs.old, revs.new, changes))
     others = other_parents(root, revs, repo.paths.git_dir)
     seen = set(changes.paths)

@@ -77,7 +77,11 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
 
 def refuse_conflicts(root: str, config: Config) -> None:
     """An unresolved conflict has no staged version to check (git shows the file as gone from the index)."""
-    paths = [p for p in git.unmerged_paths(root) if is_python(p) and not config.is_excluded(p)]
+    refuse(git.unmerged_paths(root), config)
+
+
+def refuse(unmerged: list[str], config: Config) -> None:
+    paths = [p for p in unmerged if is_python(p) and not config.is_excluded(p)]
     if paths:
         which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
         listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
@@ -90,13 +94,14 @@ class Changes(NamedTuple):
     paths: list[str]
     old: dict[str, git.TreeEntry]
     new: dict[str, git.TreeEntry]
+    unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
 
 
 def changed(root: str, config: Config, old_rev: str, new_rev: str) -> Changes:
     """The Python files that differ between two revisions and are not excluded."""
     raw = [c for c in git.diff_raw(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None})
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"))
 
 
 def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes) -> Sides:
