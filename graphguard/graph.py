@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -304,12 +304,12 @@ class StoredPaths:
             out.update(p for (p,) in self.db.execute(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
         return out
 
-    def under(self, folder: str) -> Iterator[str]:
-        if not _storable(folder):
-            return
-        low, high = (folder + "/", folder + "0") if folder else ("", "\U0010ffff")  # "0" follows "/"
-        for (path,) in self.db.execute("SELECT path FROM files WHERE path >= ? AND path < ? ORDER BY path", (low, high)):
-            yield path
+    def under(self, folders: Collection[str], limit: int) -> list[str]:
+        ranges = [(f + "/", f + "0") for f in folders if _storable(f)]  # "0" follows "/": the range of `folder/...`
+        if not ranges:
+            return []
+        where = " OR ".join(["(path >= ? AND path < ?)"] * len(ranges))
+        return [p for (p,) in self.db.execute(f"SELECT path FROM files WHERE {where} LIMIT ?", (*(b for r in ranges for b in r), limit))]
 
     def all(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM files ORDER BY path")]

@@ -215,8 +215,8 @@ class PathProbe(Protocol):
     def existing(self, paths: Collection[str]) -> set[str]:
         """Those of `paths` that are in the set."""
 
-    def under(self, folder: str) -> Iterator[str]:
-        """The paths under `folder/`, in order (read lazily: the caller stops at the first it wants)."""
+    def under(self, folders: Collection[str], limit: int) -> list[str]:
+        """Up to `limit` of the paths under any of `folders` (`folder/...`), in one lookup."""
 
     def all(self) -> list[str]:
         """Every path (a whole read: only for what asks for the whole map)."""
@@ -269,10 +269,17 @@ class ProbedModuleMap(ModuleMap):
         found |= {p for p in self.probe.existing([p for p in paths if p not in found]) if p not in self.removed}
         return found
 
-    def _under(self, folder: str) -> Iterator[str]:
-        """The paths under `folder/` (any order)."""
-        yield from (p for p in self.added if p.startswith(folder + "/"))
-        yield from (p for p in self.probe.under(folder) if p not in self.removed)
+    def _holding(self, folders: list[str], *, besides_own_init: bool) -> bool:
+        """Does any of `folders` hold a path (under it; with `besides_own_init`, other than its own __init__)?"""
+        def witness(p: str) -> bool:
+            return any(p.startswith(f + "/") and not (besides_own_init and p.rpartition("/")[0] == f and p.rpartition("/")[2] in _INIT)
+                       for f in folders)
+
+        if any(witness(p) for p in self.added):
+            return True
+        # Enough rows to get past those left out: the removed paths, and the folders' own __init__ files.
+        limit = len(self.removed) + 2 * len(folders) + 1
+        return any(p not in self.removed and witness(p) for p in self.probe.under(folders, limit))
 
     def _primary(self, path: str) -> str | None:
         return names_of(path, self._root_set)[0] if is_python(path) and self._exists(path) else None
@@ -295,22 +302,15 @@ class ProbedModuleMap(ModuleMap):
         if not _plain(name):
             return False
         rel = name.replace(".", "/")
-        for root in self.layout.roots:
-            folder = f"{root}/{rel}" if root else rel
-            if any(posixpath.basename(p) not in _INIT or posixpath.dirname(p) != folder for p in self._under(folder)):
-                return True
-        return False
+        return self._holding([f"{root}/{rel}" if root else rel for root in self.layout.roots], besides_own_init=True)
 
     def _is_top(self, top: str) -> bool:
         if any(n.split(".", 1)[0] == top for names in self._dotted_names.values() for n in names):
             return True
         if not _plain(top):
             return False
-        for root in self.layout.roots:
-            base = f"{root}/{top}" if root else top
-            if self._existing([base + ".py", base + ".pyi"]) or next(self._under(base), None) is not None:
-                return True
-        return False
+        bases = [f"{root}/{top}" if root else top for root in self.layout.roots]
+        return bool(self._existing([b + suffix for b in bases for suffix in (".py", ".pyi")])) or self._holding(bases, besides_own_init=False)
 
 
 def _plain(name: str) -> bool:

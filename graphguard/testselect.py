@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -62,6 +63,7 @@ class _Walk:
     test_params: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     dead_ends: list[tuple[_Node, int, bool]] = field(default_factory=list)  # (node, distance, is a method): nothing calls it by name
     bases: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (base class, its path), from the inherit sites
+    importing_tests: dict[str, list[str]] = field(default_factory=dict)  # path -> test files importing it (_import_time)
     file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
     test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
     limit: int = MAX_TESTS
@@ -313,31 +315,44 @@ def under(folder: str) -> tuple[str, str]:
 
 def _import_time(walk: _Walk, path: str, distance: int) -> None:
     """`path` fails (or runs the change) when imported: every test file importing it, directly or not."""
-    db = walk.graph.db
-    seen = {path}
-    frontier = [path]
+    if path not in walk.importing_tests:
+        walk.importing_tests[path] = _importing_tests(walk.graph.db, path)
+    for p in walk.importing_tests[path]:
+        walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
+
+
+def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
+    """The test files that import `path` within MAX_IMPORT_HOPS (a conftest: every test file under its folder).
+
+    A hop is one statement over the whole level (the importers of the level's files), not one per file.
+    """
+    out: list[str] = []
+    row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+    seen_ids = {row[0]} if row else set()
+    level: list[tuple[int | None, str]] = [(row[0] if row else None, path)]
     for _ in range(MAX_IMPORT_HOPS + 1):
-        for p in frontier:
+        for _id, p in level:
             if is_test_module(p):
-                walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
+                out.append(p)
             elif posixpath.basename(p) == "conftest.py":
                 folder = posixpath.dirname(p)
                 rows = (db.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND is_test = 1", under(folder)) if folder
                         else db.execute("SELECT path FROM files WHERE is_test = 1"))
-                for (q,) in rows:
-                    if is_test_module(q):
-                        walk.file_hits[q] = min(walk.file_hits.get(q, distance), distance)
-        nxt = []
-        for p in frontier:
-            for (src,) in db.execute(
-                    "SELECT s.path FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
-                    " WHERE d.path = ? AND e.kind = 'import'", (p,)):
-                if src not in seen:
-                    seen.add(src)
-                    nxt.append(src)
-        frontier = nxt
-        if not frontier:
+                out += [q for (q,) in rows if is_test_module(q)]
+        ids = [i for i, _ in level if i is not None]
+        nxt: list[tuple[int | None, str]] = []
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            for src, src_path in db.execute(
+                    "SELECT e.src, s.path FROM file_edges e JOIN files s ON s.id = e.src"
+                    f" WHERE e.dst IN ({','.join('?' * len(chunk))}) AND e.kind = 'import'", chunk):
+                if src not in seen_ids:
+                    seen_ids.add(src)
+                    nxt.append((src, src_path))
+        level = nxt
+        if not level:
             break
+    return out
 
 
 def _ranked(walk: _Walk, limit: int) -> Selection:
@@ -345,12 +360,12 @@ def _ranked(walk: _Walk, limit: int) -> Selection:
     files = dict(walk.file_hits)
     tests = {k: d for k, d in walk.test_hits.items() if k[0] not in files}
     # Over the cap: the files with the most tests become one entry each (running a file costs no more than listing its tests).
-    while len(files) + len(tests) > limit:
-        per_file: dict[str, list[tuple[str, str]]] = {}
-        for k in tests:
-            per_file.setdefault(k[0], []).append(k)
-        path, keys = max(per_file.items(), key=lambda kv: (len(kv[1]), kv[0]), default=("", []))
-        if len(keys) < 2:
+    per_file: dict[str, list[tuple[str, str]]] = {}
+    for k in tests:
+        per_file.setdefault(k[0], []).append(k)
+    # Taking a file changes no other file's count: the largest first (then the last path), until under the cap.
+    for path, keys in sorted(per_file.items(), key=lambda kv: (len(kv[1]), kv[0]), reverse=True):
+        if len(files) + len(tests) <= limit or len(keys) < 2:
             break
         files[path] = min(tests.pop(k) for k in keys)
     hits = [TestHit(p, 1, d <= 1, name=node_id(p, None), distance=d) for p, d in files.items()]
