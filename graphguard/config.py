@@ -33,10 +33,12 @@ class Globs:
     """
 
     def __init__(self, patterns: tuple[str, ...]):
-        import pathspec  # 13 ms of import: only for the commands that match paths
-
         self.patterns = patterns
-        self._spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in patterns]) if patterns else None
+        self._spec = None
+        if patterns:
+            import pathspec  # 13 ms of import: only for the commands that match paths, and only with patterns to match
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in patterns])
 
     def __call__(self, path: str) -> bool:
         return self._spec is not None and self._spec.match_file(path)
