@@ -77,17 +77,21 @@ class _Walk:
 
     def prefetch(self, nodes: Iterable[_Node]) -> None:
         """The modules and class-ness of a level's nodes, asked in a few statements rather than two per node."""
-        paths = sorted({n.path for n in nodes if n.path not in self.modules})
+        nodes = list(nodes)
+        self.prefetch_modules(n.path for n in nodes)
         names = sorted({n.qualname for n in nodes if n.qualname not in self.classes})
-        for i in range(0, len(paths), _CHUNK):
-            chunk = paths[i:i + _CHUNK]
-            self.modules.update(dict.fromkeys(chunk, ""))
-            self.modules.update(self.graph.db.execute(f"SELECT path, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
         for i in range(0, len(names), _CHUNK):
             chunk = names[i:i + _CHUNK]
             self.classes.update(dict.fromkeys(chunk, False))
             self.classes.update((q, True) for (q,) in self.graph.db.execute(
                 f"SELECT DISTINCT qualname FROM symbols WHERE qualname IN ({','.join('?' * len(chunk))}) AND kind = 'class'", chunk))
+
+    def prefetch_modules(self, paths: Iterable[str]) -> None:
+        wanted = sorted({p for p in paths if p not in self.modules})
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = wanted[i:i + _CHUNK]
+            self.modules.update(dict.fromkeys(chunk, ""))
+            self.modules.update(self.graph.db.execute(f"SELECT path, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
 
     def is_class(self, qualname: str) -> bool:
         if qualname not in self.classes:
@@ -368,20 +372,27 @@ def _ranked(walk: _Walk, limit: int) -> Selection:
         if len(files) + len(tests) <= limit or len(keys) < 2:
             break
         files[path] = min(tests.pop(k) for k in keys)
-    hits = [TestHit(p, 1, d <= 1, name=node_id(p, None), distance=d) for p, d in files.items()]
-    hits += [TestHit(p, lines.get((p, t), 1), d <= 1, name=node_id(p, t), distance=d) for (p, t), d in tests.items()]
-    hits.sort(key=lambda h: (h.distance, h.path, h.line, h.name or ""))
+    # (distance, path, line, name): sorted as plain tuples, and only those kept become TestHits (a change
+    # imported everywhere reaches most test files).
+    entries = [(d, p, 1, node_id(p, None)) for p, d in files.items()]
+    entries += [(d, p, lines.get((p, t), 1), node_id(p, t)) for (p, t), d in tests.items()]
+    entries.sort()
+    hits = tuple(TestHit(p, line, d <= 1, name=name, distance=d) for d, p, line, name in entries[:limit])
     # Stopped with more to visit: at least one more test reaches it (the count is of those reached).
-    return Selection(tuple(hits[:limit]), max(int(walk.stopped), len(hits) - limit))
+    return Selection(hits, max(int(walk.stopped), len(entries) - limit))
 
 
 def _def_lines(walk: _Walk, paths: set[str]) -> dict[tuple[str, str], int]:
     """(path, local qualname) -> line of the definition, for the test files hit."""
     out: dict[tuple[str, str], int] = {}
-    for path in paths:
-        module = walk.module(path)
-        for qualname, line in walk.graph.db.execute(
-                "SELECT s.qualname, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?", (path,)):
+    wanted = sorted(paths)
+    walk.prefetch_modules(wanted)
+    for i in range(0, len(wanted), _CHUNK):
+        chunk = wanted[i:i + _CHUNK]
+        for path, qualname, line in walk.graph.db.execute(
+                "SELECT f.path, s.qualname, s.line FROM files f JOIN symbols s ON s.file_id = f.id"
+                f" WHERE f.path IN ({','.join('?' * len(chunk))}) ORDER BY f.id, s.id", chunk):
+            module = walk.module(path)
             local = qualname[len(module) + 1:] if module and qualname.startswith(module + ".") else qualname
             out[(path, local)] = line
     return out
