@@ -33,13 +33,28 @@ class Globs:
     """
 
     def __init__(self, patterns: tuple[str, ...]):
-        import pathspec  # 13 ms of import: only for the commands that match paths
-
         self.patterns = patterns
-        self._spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in patterns]) if patterns else None
+        self._spec = None
+        # The default test globs are matched by hand: the check of a signature change asks them,
+        # and pathspec costs 13 ms of import (tests/test_config.py holds the two to the same answers).
+        self._default_tests = patterns == DEFAULT_TESTS
+        if patterns and not self._default_tests:
+            import pathspec
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in patterns])
 
     def __call__(self, path: str) -> bool:
+        if self._default_tests:
+            return is_default_test(path)
         return self._spec is not None and self._spec.match_file(path)
+
+
+def is_default_test(path: str) -> bool:
+    """DEFAULT_TESTS: `**/test_*.py`, `**/*_test.py`, `**/conftest.py`, `**/tests/**`, `**/test/**`."""
+    # As in .gitignore, a pattern that names a folder takes everything under it: every part counts.
+    *folders, name = path.split("/")
+    return "tests" in folders or "test" in folders or any(
+        part.endswith(".py") and (part.startswith("test_") or part.endswith("_test.py") or part == "conftest.py") for part in (*folders, name))
 
 
 def _anchored(pattern: str) -> str:

@@ -180,6 +180,47 @@ def diff(root: str, old: str, new: str) -> list[Change]:
     return changes
 
 
+@dataclass(frozen=True)
+class RawChange:
+    """A changed path with its entry on each side (None: not there; for the working tree, not hashed)."""
+
+    status: str
+    path: str
+    old: TreeEntry | None
+    new: TreeEntry | None
+
+
+_NO_MODE, _NO_SHA = "000000", "0" * 40
+
+
+def parse_raw(out: bytes) -> list[RawChange]:
+    """`git diff --raw -z --no-abbrev --no-renames`: ':<old mode> <new mode> <old sha> <new sha> <status>' NUL path NUL ..."""
+    parts = out.split(b"\0")
+    changes = []
+    for i in range(0, len(parts) - 1, 2):
+        old_mode, new_mode, old_sha, new_sha, status = parts[i].decode().lstrip(":").split(" ")
+        path = parts[i + 1].decode("utf-8", "surrogateescape")
+        old = TreeEntry(old_mode, old_sha, path) if old_mode != _NO_MODE else None
+        new = TreeEntry(new_mode, new_sha, path) if new_mode != _NO_MODE and new_sha != _NO_SHA else None
+        changes.append(RawChange(status[:1], path, old, new))
+    return changes
+
+
+def diff_raw(root: str, old: str, new: str) -> list[RawChange]:
+    """`diff`, with each side's mode and blob: one git call tells what changed and where to read it."""
+    args = ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", "--ignore-submodules"]
+    if new == INDEX:
+        out = run(root, *args, "--cached", old)
+    elif new == WORKTREE:
+        out = run(root, *args, old)
+    else:
+        out = run(root, *args, old, new)
+    changes = parse_raw(out)
+    if new == WORKTREE:
+        changes += [RawChange("A", p, None, None) for p in untracked(root)]
+    return changes
+
+
 def untracked(root: str) -> list[str]:
     return zsplit(run(root, "ls-files", "-z", "--others", "--exclude-standard"))
 
@@ -219,15 +260,19 @@ def blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def merge_heads(root: str) -> list[str]:
+def merge_heads(root: str, git_dir: str | None = None) -> list[str]:
     """The other parents of the merge being made, if one is: none outside a merge.
 
     `git merge` runs pre-merge-commit before it writes MERGE_HEAD and names the
     merged commits in GITHEAD_<sha> variables instead; `git commit` concluding a
-    merge finds them in MERGE_HEAD.
+    merge finds them in MERGE_HEAD. MERGE_HEAD is in the worktree's own git dir:
+    given it (absolute, as `repo_paths` has it), no git call is needed to find it.
     """
-    out = run(root, "rev-parse", "--git-path", "MERGE_HEAD").decode("utf-8", "surrogateescape").strip()
-    path = out if os.path.isabs(out) else os.path.join(root, out)
+    if git_dir is not None:
+        path = os.path.join(git_dir, "MERGE_HEAD")
+    else:
+        out = run(root, "rev-parse", "--git-path", "MERGE_HEAD").decode("utf-8", "surrogateescape").strip()
+        path = out if os.path.isabs(out) else os.path.join(root, out)
     try:
         with open(path, encoding="ascii", errors="replace") as f:
             heads = f.read().split()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -92,8 +93,50 @@ class CodeGraph:
             return False
         if len(classes) == 1:
             return True
-        roots = self._hierarchies()
-        return len({roots.get(c, c) for c in classes}) == 1
+        return self._one_hierarchy(classes)
+
+    def _one_hierarchy(self, classes: set[str]) -> bool:
+        """Do these classes lie in one hierarchy (connected by inherit sites, either way)?
+
+        As `_hierarchies` would tell, without reading every inherit site: the hierarchy of each
+        class is walked a class at a time, in turn; two that meet become one; the first that is
+        walked through without meeting the others answers no. The cost is about the number of
+        classes times the smallest hierarchy, not the repository.
+        """
+        owner: dict[str, int] = {}
+        walks: dict[int, tuple[set[str], list[str]]] = {}
+        for i, c in enumerate(sorted(classes)):
+            owner[c] = i
+            walks[i] = ({c}, [c])
+        while len(walks) > 1:
+            for i in list(walks):
+                if i not in walks:
+                    continue  # merged into another in this round
+                seen, todo = walks[i]
+                if not todo:
+                    return False
+                for n in self._inherit_neighbours(todo.pop()):
+                    j = owner.get(n, i)
+                    if n not in seen and j == i:
+                        owner[n] = i
+                        seen.add(n)
+                        todo.append(n)
+                    elif j != i and j in walks:  # met another walk: one hierarchy
+                        other_seen, other_todo = walks.pop(j)
+                        for m in other_seen:
+                            owner[m] = i
+                        seen |= other_seen
+                        todo += other_todo
+        return True
+
+    def _inherit_neighbours(self, cls: str) -> list[str]:
+        """The bases written in `cls`'s statement and the classes written with `cls` as a base."""
+        # A site's scope is a name of its own file: the files defining `cls` or something under it.
+        up = self.db.execute(
+            "SELECT target FROM sites WHERE file_id IN (SELECT file_id FROM symbols WHERE qualname >= ? AND qualname < ?)"
+            " AND scope = ? AND kind = 'inherit' AND target IS NOT NULL", (cls, cls + "/", cls))
+        down = self.db.execute("SELECT scope FROM sites WHERE target = ? AND kind = 'inherit'", (cls,))
+        return [t for (t,) in up] + [s for (s,) in down]
 
     def by_name_resolution(self, method: str) -> Resolution:
         """How far an unknown receiver's `x.name()` can be pinned on `method`.
@@ -237,3 +280,53 @@ class CodeGraph:
         """Warnings about files that are not in the graph at all (symlinks, undecodable names)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
         return [(p, w) for p, w in json.loads(row[0])] if row and row[0] else []
+
+
+class StoredPaths:
+    """The stored snapshot's paths, asked by index lookups (modules.PathProbe), and their blobs.
+
+    Nothing here reads the whole `files` table but `all()` and `layout()`: the check costs
+    what the change touches. The paths are read through the index of paths, which holds
+    nothing else (a row of `files` carries the file's interface).
+    """
+
+    _CHUNK = 500  # parameters per statement (SQLite allows at least 999)
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._blobs: dict[str, str | None] = {}
+
+    def existing(self, paths: Collection[str]) -> set[str]:
+        wanted = sorted(p for p in paths if _storable(p))
+        out: set[str] = set()
+        for i in range(0, len(wanted), self._CHUNK):
+            chunk = wanted[i:i + self._CHUNK]
+            out.update(p for (p,) in self.db.execute(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    def under(self, folders: Collection[str], limit: int) -> list[str]:
+        ranges = [(f + "/", f + "0") for f in folders if _storable(f)]  # "0" follows "/": the range of `folder/...`
+        if not ranges:
+            return []
+        where = " OR ".join(["(path >= ? AND path < ?)"] * len(ranges))
+        return [p for (p,) in self.db.execute(f"SELECT path FROM files WHERE {where} LIMIT ?", (*(b for r in ranges for b in r), limit))]
+
+    def all(self) -> list[str]:
+        return [p for (p,) in self.db.execute("SELECT path FROM files ORDER BY path")]
+
+    def blob(self, path: str) -> str | None:
+        if not _storable(path):
+            return None
+        if path not in self._blobs:
+            row = self.db.execute("SELECT blob FROM files WHERE path = ?", (path,)).fetchone()
+            self._blobs[path] = row[0] if row else None
+        return self._blobs[path]
+
+
+def _storable(path: str) -> bool:
+    """A name git gave that is not UTF-8 (surrogate escapes) is never stored, and SQLite cannot take it."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

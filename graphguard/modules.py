@@ -10,12 +10,16 @@ namespace packages, so a module name is just the path.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import sys
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol, TypeVar
 
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__", "__main__", "typing_extensions"}
 
@@ -30,69 +34,37 @@ def _strip_suffix(path: str) -> str:
 
 @dataclass
 class ModuleMap:
-    paths: frozenset[str]
+    paths: AbstractSet[str]
     roots: tuple[str, ...]  # "" is the repository's top level; deepest first
-    by_name: dict[str, list[str]] = field(default_factory=dict)
-    primary: dict[str, str] = field(default_factory=dict)  # path -> its module name from its deepest root
-    top_names: frozenset[str] = frozenset()
-    prefixes: frozenset[str] = frozenset()  # every package name, namespace folders included
+    by_name: Mapping[str, list[str]] = field(default_factory=dict)  # name -> its files, in path order
+    primary: Mapping[str, str] = field(default_factory=dict)  # path -> its module name from its deepest root
+    top_names: AbstractSet[str] = frozenset()
+    prefixes: AbstractSet[str] = frozenset()  # every package name, namespace folders included
 
     @classmethod
     def build(cls, paths: Iterable[str]) -> ModuleMap:
         paths = frozenset(p for p in paths if is_python(p))
-        packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
-        dirs = {posixpath.dirname(p) for p in paths}
-        roots = {""}
-        for d in dirs:
-            # A folder is a root when it is not a package itself but holds code: scripts,
-            # or packages (then the folder is what a runner puts on sys.path).
-            if d not in packages and d != "":
-                parent = posixpath.dirname(d)
-                if parent not in packages:
-                    roots.add(d)
-        for d in packages:
-            parent = posixpath.dirname(d)
-            if parent not in packages:
-                roots.add(parent)
-        # Folders above a root may be namespace packages under the real sys.path entry
-        # (src/company/product/__init__.py is `company.product`): their roots count too.
-        for r in sorted(roots):  # a copy: the loop adds to roots
-            while r:
-                r = posixpath.dirname(r)
-                if r in packages:
-                    break
-                roots.add(r)
-        ordered = tuple(sorted(roots, key=lambda r: (-r.count("/") - (r != ""), r)))
-        m = cls(paths=paths, roots=ordered)
-        tops: set[str] = set()
+        layout = Layout.of(paths)
+        roots = frozenset(layout.roots)
+        by_name: dict[str, list[str]] = {}
+        primary: dict[str, str] = {}
         for path in sorted(paths):
-            stem = _strip_suffix(path)
-            if posixpath.basename(stem) == "__init__":
-                stem = posixpath.dirname(stem)
-            # The roots above this file, deepest first: walk its folders, not all roots.
-            parts = path.split("/")[:-1]
-            above = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
-            for root in [r for r in above if r in roots] + [""]:
-                rel = stem[len(root) + 1 :] if root else stem
-                if not rel:
-                    if root:
-                        continue
-                    # A top-level __init__.py: the repository is itself a package whose name git does not
-                    # know; with the top level on sys.path it imports as `__init__`.
-                    rel = "__init__"
-                name = rel.replace("/", ".")
-                m.by_name.setdefault(name, []).append(path)
-                m.primary.setdefault(path, name)
-                tops.add(name.split(".", 1)[0])
-        m.top_names = frozenset(tops)
-        m.prefixes = frozenset(n.rsplit(".", i)[0] for n in m.by_name for i in range(1, n.count(".") + 1))
-        return m
+            for name in names_of(path, roots):
+                by_name.setdefault(name, []).append(path)
+                primary.setdefault(path, name)
+        tops = frozenset(n.split(".", 1)[0] for n in by_name)
+        prefixes = frozenset(n.rsplit(".", i)[0] for n in by_name for i in range(1, n.count(".") + 1))
+        return cls(paths, layout.roots, by_name, primary, tops, prefixes)
+
+    def with_changes(self, added: AbstractSet[str], removed: AbstractSet[str]) -> ModuleMap:
+        """The map of the same files with some added and some removed."""
+        return ModuleMap.build((set(self.paths) - removed) | added)
 
     def module_of(self, path: str) -> str:
         return self.primary[path]
 
     def is_package(self, path: str) -> bool:
-        return posixpath.basename(path) in ("__init__.py", "__init__.pyi")
+        return posixpath.basename(path) in _INIT
 
     def find(self, name: str, near: str = "") -> str | None:
         """The file of module `name`, preferring the one sharing the longest path with `near`."""
@@ -121,6 +93,280 @@ class ModuleMap:
         if drop:
             parts = parts[: len(parts) - drop]
         return ".".join(parts)
+
+
+_INIT = ("__init__.py", "__init__.pyi")
+
+
+def names_of(path: str, roots: AbstractSet[str]) -> list[str]:
+    """Every module name of a Python file, from the deepest import root above it to the top level."""
+    stem = _strip_suffix(path)
+    if posixpath.basename(stem) == "__init__":
+        stem = posixpath.dirname(stem)
+    # The roots above this file, deepest first: walk its folders, not all roots.
+    parts = path.split("/")[:-1]
+    above = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    out = []
+    for root in [r for r in above if r in roots] + [""]:
+        rel = stem[len(root) + 1 :] if root else stem
+        if not rel:
+            if root:
+                continue
+            # A top-level __init__.py: the repository is itself a package whose name git does not
+            # know; with the top level on sys.path it imports as `__init__`.
+            rel = "__init__"
+        out.append(rel.replace("/", "."))
+    return out
+
+
+#: The graph's meta key under which an indexer may keep the snapshot's `Layout.to_json()` (kept with
+#: `Layout.changed` as files come and go): the check then reads no path it does not ask about.
+LAYOUT_KEY = "module_layout"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a file's module names depend on besides its own path: the import roots; and the folders
+    and packages they are derived from (counted, so that added and removed files update them)."""
+
+    roots: tuple[str, ...]  # deepest first
+    dirs: Mapping[str, int]  # folder -> its Python files (directly in it)
+    packages: Mapping[str, int]  # package folder -> its __init__.py / __init__.pyi files
+    dotted: frozenset[str]  # files with a dot in their path before the suffix (a name does not tell their path)
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> Layout:
+        dirs, packages, dotted = _count(paths)
+        return cls(_roots(dirs.keys(), packages.keys()), dirs, packages, dotted)
+
+    def to_json(self) -> str:
+        return json.dumps({"roots": list(self.roots), "dirs": self.dirs, "packages": self.packages, "dotted": sorted(self.dotted)},
+                          sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Layout | None:
+        """A layout stored beside a snapshot (meta LAYOUT_KEY); None when there is none or it does not read."""
+        if not text:
+            return None
+        try:
+            d = json.loads(text)
+            return cls(tuple(d["roots"]), Counter(d["dirs"]), Counter(d["packages"]), frozenset(d["dotted"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def changed(self, added: Iterable[str], removed: Iterable[str]) -> Layout:
+        """The layout with files added and removed; the roots are derived again only when a folder or a package came or went."""
+        dirs, packages = Counter(self.dirs), Counter(self.packages)
+        new_dirs, new_packages, new_dotted = _count(added)
+        gone_dirs, gone_packages, gone_dotted = _count(removed)
+        dirs.update(new_dirs)
+        dirs.subtract(gone_dirs)
+        packages.update(new_packages)
+        packages.subtract(gone_packages)
+        dirs, packages = +dirs, +packages  # drop what fell to zero
+        same = dirs.keys() == self.dirs.keys() and packages.keys() == self.packages.keys()
+        roots = self.roots if same else _roots(dirs.keys(), packages.keys())
+        return Layout(roots, dirs, packages, (self.dotted - gone_dotted) | new_dotted)
+
+
+def _count(paths: Iterable[str]) -> tuple[Counter[str], Counter[str], frozenset[str]]:
+    """Python files per folder, __init__ files per package folder, and the files with a dot before their suffix.
+
+    Over every path of a snapshot on each check (100,000 on a large repository): C-level string
+    methods only, no call of ours per path.
+    """
+    paths = paths if isinstance(paths, (list, tuple, set, frozenset)) else list(paths)
+    dirs = Counter(p.rpartition("/")[0] for p in paths)
+    packages = Counter(p.rpartition("/")[0] for p in paths if p.endswith(_INIT_ENDINGS) and p.rpartition("/")[2] in _INIT)
+    dotted = frozenset(p for p in paths if p.count(".") > 1)  # a Python file's path has one dot: its suffix's
+    return dirs, packages, dotted
+
+
+_INIT_ENDINGS = ("__init__.py", "__init__.pyi")
+
+
+def _roots(dirs: AbstractSet[str], packages: AbstractSet[str]) -> tuple[str, ...]:
+    roots = {""}
+    for d in dirs:
+        # A folder is a root when it is not a package itself but holds code: scripts,
+        # or packages (then the folder is what a runner puts on sys.path).
+        if d not in packages and d != "":
+            parent = posixpath.dirname(d)
+            if parent not in packages:
+                roots.add(d)
+    for d in packages:
+        parent = posixpath.dirname(d)
+        if parent not in packages:
+            roots.add(parent)
+    # Folders above a root may be namespace packages under the real sys.path entry
+    # (src/company/product/__init__.py is `company.product`): their roots count too.
+    for r in sorted(roots):  # a copy: the loop adds to roots
+        while r:
+            r = posixpath.dirname(r)
+            if r in packages:
+                break
+            roots.add(r)
+    return tuple(sorted(roots, key=lambda r: (-r.count("/") - (r != ""), r)))
+
+
+class PathProbe(Protocol):
+    """A stored set of Python paths, asked by index lookups (graph.StoredPaths)."""
+
+    def existing(self, paths: Collection[str]) -> set[str]:
+        """Those of `paths` that are in the set."""
+
+    def under(self, folders: Collection[str], limit: int) -> list[str]:
+        """Up to `limit` of the paths under any of `folders` (`folder/...`), in one lookup."""
+
+    def all(self) -> list[str]:
+        """Every path (a whole read: only for what asks for the whole map)."""
+
+
+class ProbedModuleMap(ModuleMap):
+    """The module map of a stored snapshot, with files added and removed, without reading every path.
+
+    Each question costs a few index lookups, whatever the size of the repository: a name's
+    files are the candidates `root/a/b.py`, `root/a/b.pyi`, `root/a/b/__init__.py(i)` under
+    each import root (the layout, which the snapshot's folders determine), kept when the file
+    exists and has that name; files with a dot in their path are indexed apart, as a name does
+    not tell their path. Only iterating over the whole map (nothing on the check's path does)
+    builds it in full. Answers are those of `ModuleMap.build` over the same paths.
+    """
+
+    def __init__(self, layout: Layout, probe: PathProbe, added: AbstractSet[str] = frozenset(), removed: AbstractSet[str] = frozenset()):
+        self.layout, self.probe = layout, probe
+        self.added, self.removed = frozenset(added), frozenset(removed)
+        self._root_set = frozenset(layout.roots)
+        self._full: ModuleMap | None = None
+        dotted = [p for p in layout.dotted if p not in self.removed]
+        self._dotted_names = {p: names_of(p, self._root_set) for p in sorted(dotted)}
+        super().__init__(
+            paths=_OnDemandSet(self._exists, lambda: self.full().paths),
+            roots=layout.roots,
+            by_name=_OnDemandMap(self._files_named, lambda: self.full().by_name),
+            primary=_OnDemandMap(self._primary, lambda: self.full().primary),
+            top_names=_OnDemandSet(self._is_top, lambda: self.full().top_names),
+            prefixes=_OnDemandSet(self._is_prefix, lambda: self.full().prefixes),
+        )
+
+    def with_changes(self, added: AbstractSet[str], removed: AbstractSet[str]) -> ProbedModuleMap:
+        """The map of the same snapshot with other files added and removed."""
+        present = self._existing(added | removed)
+        really_added, really_removed = frozenset(added) - present, frozenset(removed) & present
+        layout = self.layout.changed(really_added, really_removed)
+        return ProbedModuleMap(layout, self.probe, (self.added | really_added) - really_removed, (self.removed | really_removed) - really_added)
+
+    def full(self) -> ModuleMap:
+        if self._full is None:
+            self._full = ModuleMap.build([*(p for p in self.probe.all() if p not in self.removed), *self.added])
+        return self._full
+
+    def _exists(self, path: str) -> bool:
+        return path in self.added or path not in self.removed and bool(self.probe.existing([path]))
+
+    def _existing(self, paths: Collection[str]) -> set[str]:
+        found = {p for p in paths if p in self.added}
+        found |= {p for p in self.probe.existing([p for p in paths if p not in found]) if p not in self.removed}
+        return found
+
+    def _holding(self, folders: list[str], *, besides_own_init: bool) -> bool:
+        """Does any of `folders` hold a path (under it; with `besides_own_init`, other than its own __init__)?"""
+        def witness(p: str) -> bool:
+            return any(p.startswith(f + "/") and not (besides_own_init and p.rpartition("/")[0] == f and p.rpartition("/")[2] in _INIT)
+                       for f in folders)
+
+        if any(witness(p) for p in self.added):
+            return True
+        # Enough rows to get past those left out: the removed paths, and the folders' own __init__ files.
+        limit = len(self.removed) + 2 * len(folders) + 1
+        return any(p not in self.removed and witness(p) for p in self.probe.under(folders, limit))
+
+    def _primary(self, path: str) -> str | None:
+        return names_of(path, self._root_set)[0] if is_python(path) and self._exists(path) else None
+
+    def _files_named(self, name: str) -> list[str] | None:
+        found = {p for p, names in self._dotted_names.items() if name in names}
+        if _plain(name):  # a file without a dot in its path has a name of non-empty parts, each a folder or its stem
+            rel = name.replace(".", "/")
+            candidates: set[str] = set()
+            for root in self.layout.roots:
+                base = f"{root}/{rel}" if root else rel
+                candidates.update((base + ".py", base + ".pyi", base + "/__init__.py", base + "/__init__.pyi"))
+            found.update(p for p in self._existing(candidates) if p not in self._dotted_names and name in names_of(p, self._root_set))
+        return sorted(found) or None
+
+    def _is_prefix(self, name: str) -> bool:
+        """A name that another extends: a folder `root/a/b/` holding a file besides its own __init__."""
+        if any(n.startswith(name + ".") for names in self._dotted_names.values() for n in names):
+            return True
+        if not _plain(name):
+            return False
+        rel = name.replace(".", "/")
+        return self._holding([f"{root}/{rel}" if root else rel for root in self.layout.roots], besides_own_init=True)
+
+    def _is_top(self, top: str) -> bool:
+        if any(n.split(".", 1)[0] == top for names in self._dotted_names.values() for n in names):
+            return True
+        if not _plain(top):
+            return False
+        bases = [f"{root}/{top}" if root else top for root in self.layout.roots]
+        return bool(self._existing([b + suffix for b in bases for suffix in (".py", ".pyi")])) or self._holding(bases, besides_own_init=False)
+
+
+def _plain(name: str) -> bool:
+    return all(name.split("."))
+
+
+_V = TypeVar("_V")
+
+
+class _OnDemandMap(Mapping[str, _V]):
+    """A mapping whose values are computed when asked (None: absent), and whose whole is built only to iterate over it."""
+
+    def __init__(self, compute: Callable[[str], _V | None], whole: Callable[[], Mapping[str, _V]]):
+        self._compute, self._whole = compute, whole
+        self._known: dict[str, _V | None] = {}
+
+    def _get(self, key: str) -> _V | None:
+        if key not in self._known:
+            self._known[key] = self._compute(key)
+        return self._known[key]
+
+    def __getitem__(self, key: str) -> _V:
+        value = self._get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
+
+
+class _OnDemandSet(AbstractSet[str]):
+    """A set whose membership is computed when asked, and whose whole is built only to iterate over it."""
+
+    def __init__(self, test: Callable[[str], bool], whole: Callable[[], AbstractSet[str]]):
+        self._test, self._whole = test, whole
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        if key not in self._known:
+            self._known[key] = self._test(key)
+        return self._known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
 
 
 def is_external(name: str) -> bool:

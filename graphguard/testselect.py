@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ MAX_DEPTH = 16
 MAX_NODES = 1000
 #: Reverse import hops from a module that fails at import time to the test files importing it.
 MAX_IMPORT_HOPS = 6
+_CHUNK = 500  # parameters per statement
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,12 @@ class _Walk:
     graph: CodeGraph
     config: Config
     modules: dict[str, str] = field(default_factory=dict)  # path -> module
-    classes: set[str] = field(default_factory=set)  # qualnames of classes (their bodies run at import)
-    test_params: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # fixture name -> (path, qualname) of test-file functions taking it
+    classes: dict[str, bool] = field(default_factory=dict)  # qualname -> is a class (its body runs at import)
+    # (fixture name, folder or file it is looked for in) -> (path, qualname) of test-file functions taking it
+    test_params: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     dead_ends: list[tuple[_Node, int, bool]] = field(default_factory=list)  # (node, distance, is a method): nothing calls it by name
-    bases: dict[str, list[tuple[str, str]]] | None = None  # class -> (base class, its path), from the inherit sites
+    bases: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (base class, its path), from the inherit sites
+    importing_tests: dict[str, list[str]] = field(default_factory=dict)  # path -> test files importing it (_import_time)
     file_hits: dict[str, int] = field(default_factory=dict)  # test file -> distance (the whole file)
     test_hits: dict[tuple[str, str], int] = field(default_factory=dict)  # (path, local test qualname) -> distance
     limit: int = MAX_TESTS
@@ -70,6 +74,44 @@ class _Walk:
             row = self.graph.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
             self.modules[path] = row[0] if row else ""
         return self.modules[path]
+
+    def prefetch(self, nodes: Iterable[_Node]) -> None:
+        """The modules and class-ness of a level's nodes, asked in a few statements rather than two per node."""
+        nodes = list(nodes)
+        self.prefetch_modules(n.path for n in nodes)
+        names = sorted({n.qualname for n in nodes if n.qualname not in self.classes})
+        for i in range(0, len(names), _CHUNK):
+            chunk = names[i:i + _CHUNK]
+            self.classes.update(dict.fromkeys(chunk, False))
+            self.classes.update((q, True) for (q,) in self.graph.db.execute(
+                f"SELECT DISTINCT qualname FROM symbols WHERE qualname IN ({','.join('?' * len(chunk))}) AND kind = 'class'", chunk))
+
+    def prefetch_modules(self, paths: Iterable[str]) -> None:
+        wanted = sorted({p for p in paths if p not in self.modules})
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = wanted[i:i + _CHUNK]
+            self.modules.update(dict.fromkeys(chunk, ""))
+            self.modules.update(self.graph.db.execute(f"SELECT path, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+
+    def is_class(self, qualname: str) -> bool:
+        if qualname not in self.classes:
+            self.classes[qualname] = self.graph.db.execute(
+                "SELECT 1 FROM symbols WHERE qualname = ? AND kind = 'class' LIMIT 1", (qualname,)).fetchone() is not None
+        return self.classes[qualname]
+
+    def bases_of(self, cls: str) -> list[tuple[str, str]]:
+        """(base, path of its definition) of each inherit site written in `cls` (a class's bases), in the stored order.
+
+        The sites are looked for in the files that define `cls` or something under it (the
+        scope of a site is a name of its file): an index lookup each, never all inherit sites.
+        """
+        if cls not in self.bases:
+            self.bases[cls] = self.graph.db.execute(
+                "SELECT s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
+                " WHERE s.file_id IN (SELECT file_id FROM symbols WHERE qualname >= ? AND qualname < ?)"
+                " AND s.scope = ? AND s.kind = 'inherit' AND s.target IS NOT NULL ORDER BY s.target, s.rowid, y.id",
+                (cls, cls + "/", cls)).fetchall()
+        return self.bases[cls]
 
     def local(self, node: _Node) -> str:
         module = self.module(node.path)
@@ -120,7 +162,6 @@ def select_tests(graph: CodeGraph, config: Config, callers: Iterable[CallerImpac
                  *, changed_path: str | None = None, limit: int = MAX_TESTS) -> Selection:
     """The tests that reach `changed_symbol` through its callers, nearest first, at most `limit` entries."""
     walk = _Walk(graph, config, limit=limit)
-    walk.classes = {q for (q,) in graph.db.execute("SELECT qualname FROM symbols WHERE kind = 'class'")}
     frontier: list[tuple[_Node, bool]] = []  # (node, runs at import time)
     if changed_path is not None and config.is_test(changed_path):
         frontier.append((_Node(changed_path, changed_symbol), False))  # a changed fixture or helper: its own users
@@ -147,13 +188,14 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
     distance = 1
     while frontier and distance <= MAX_DEPTH and len(seen) < MAX_NODES:
         nxt: list[tuple[_Node, bool]] = []
+        walk.prefetch(node for node, _ in frontier if node not in seen)
         for node, at_import in frontier:
             if node in seen or len(seen) >= MAX_NODES:
                 continue
             seen.add(node)
             local = walk.local(node)
             # Module-level code and a class body (not one inside a function) run when the module is imported.
-            if at_import or node.qualname == walk.module(node.path) or node.qualname in walk.classes and ".<locals>." not in local:
+            if at_import or node.qualname == walk.module(node.path) or ".<locals>." not in local and walk.is_class(node.qualname):
                 _import_time(walk, node.path, distance)
                 continue
             test = enclosing_test(local) if is_test_module(node.path) else None
@@ -211,17 +253,11 @@ def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
     # A visitor's `visit_Name` runs from `visit` (ast.NodeVisitor, jinja2's compiler) through getattr.
     visit = ("visit", "generic_visit") if name.startswith("visit_") else ()
     out += [_Node(node.path, f"{cls}.{v}") for v in visit]
-    if walk.bases is None:
-        walk.bases = {}
-        for sub, base, path in walk.graph.db.execute(
-                "SELECT s.scope, s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
-                " WHERE s.kind = 'inherit' AND s.target IS NOT NULL"):
-            walk.bases.setdefault(sub, []).append((base, path))
     seen, todo = {cls}, [cls]
     for _ in range(32):  # inheritance depth
         nxt = []
         for c in todo:
-            for base, path in walk.bases.get(c, ()):
+            for base, path in walk.bases_of(c):
                 if base not in seen:
                     seen.add(base)
                     nxt.append(base)
@@ -254,44 +290,73 @@ def _callers_of(walk: _Walk, node: _Node, local: str) -> list[_Node]:
 
 def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
     """Tests and fixtures that take `name` as a parameter where pytest would find this fixture."""
-    if name not in walk.test_params:
-        # Only the signatures that mention the name are parsed: a large test suite has tens of thousands.
-        walk.test_params[name] = [
-            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
-                "SELECT f.path, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-                " WHERE f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0", (name,))
-            if ".<locals>." not in qualname and name in parameter_names(signature)]
     folder = posixpath.dirname(node.path)
     conftest = posixpath.basename(node.path) == "conftest.py"
-    return [_Node(path, qualname) for path, qualname in walk.test_params[name]
-            if path == node.path or conftest and (not folder or path.startswith(folder + "/"))]
+    # Where pytest finds it: its own file, or under a conftest's folder. Only those files' signatures
+    # that mention the name are parsed (a large test suite has tens of thousands).
+    key = (name, folder + "/" if conftest else node.path)
+    if key not in walk.test_params:
+        args: tuple[str, ...]
+        if not conftest:
+            scope, args = "f.path = ?", (node.path,)
+        elif folder:
+            scope, args = "f.path >= ? AND f.path < ?", under(folder)
+        else:
+            scope, args = "1", ()
+        walk.test_params[key] = [
+            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
+                "SELECT f.path, s.qualname, s.signature FROM files f JOIN symbols s ON s.file_id = f.id"
+                f" WHERE {scope} AND f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0"
+                " ORDER BY s.id", (*args, name))
+            if ".<locals>." not in qualname and name in parameter_names(signature)]
+    return [_Node(path, qualname) for path, qualname in walk.test_params[key]]
+
+
+def under(folder: str) -> tuple[str, str]:
+    """The bounds of the paths under `folder` (not empty), for a range over the index of paths: `folder/` <= path < `folder0`."""
+    return folder + "/", folder + "0"  # "0" follows "/" in byte order
 
 
 def _import_time(walk: _Walk, path: str, distance: int) -> None:
     """`path` fails (or runs the change) when imported: every test file importing it, directly or not."""
-    db = walk.graph.db
-    seen = {path}
-    frontier = [path]
+    if path not in walk.importing_tests:
+        walk.importing_tests[path] = _importing_tests(walk.graph.db, path)
+    for p in walk.importing_tests[path]:
+        walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
+
+
+def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
+    """The test files that import `path` within MAX_IMPORT_HOPS (a conftest: every test file under its folder).
+
+    A hop is one statement over the whole level (the importers of the level's files), not one per file.
+    """
+    out: list[str] = []
+    row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+    seen_ids = {row[0]} if row else set()
+    level: list[tuple[int | None, str]] = [(row[0] if row else None, path)]
     for _ in range(MAX_IMPORT_HOPS + 1):
-        for p in frontier:
+        for _id, p in level:
             if is_test_module(p):
-                walk.file_hits[p] = min(walk.file_hits.get(p, distance), distance)
+                out.append(p)
             elif posixpath.basename(p) == "conftest.py":
                 folder = posixpath.dirname(p)
-                for (q,) in db.execute("SELECT path FROM files WHERE is_test = 1"):
-                    if is_test_module(q) and (not folder or q.startswith(folder + "/")):
-                        walk.file_hits[q] = min(walk.file_hits.get(q, distance), distance)
-        nxt = []
-        for p in frontier:
-            for (src,) in db.execute(
-                    "SELECT s.path FROM file_edges e JOIN files d ON d.id = e.dst JOIN files s ON s.id = e.src"
-                    " WHERE d.path = ? AND e.kind = 'import'", (p,)):
-                if src not in seen:
-                    seen.add(src)
-                    nxt.append(src)
-        frontier = nxt
-        if not frontier:
+                rows = (db.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND is_test = 1", under(folder)) if folder
+                        else db.execute("SELECT path FROM files WHERE is_test = 1"))
+                out += [q for (q,) in rows if is_test_module(q)]
+        ids = [i for i, _ in level if i is not None]
+        nxt: list[tuple[int | None, str]] = []
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            for src, src_path in db.execute(
+                    "SELECT e.src, s.path FROM file_edges e JOIN files s ON s.id = e.src"
+                    f" WHERE e.dst IN ({','.join('?' * len(chunk))}) AND e.kind = 'import'", chunk):
+                if src not in seen_ids:
+                    seen_ids.add(src)
+                    nxt.append((src, src_path))
+        level = nxt
+        if not level:
             break
+    return out
 
 
 def _ranked(walk: _Walk, limit: int) -> Selection:
@@ -299,28 +364,35 @@ def _ranked(walk: _Walk, limit: int) -> Selection:
     files = dict(walk.file_hits)
     tests = {k: d for k, d in walk.test_hits.items() if k[0] not in files}
     # Over the cap: the files with the most tests become one entry each (running a file costs no more than listing its tests).
-    while len(files) + len(tests) > limit:
-        per_file: dict[str, list[tuple[str, str]]] = {}
-        for k in tests:
-            per_file.setdefault(k[0], []).append(k)
-        path, keys = max(per_file.items(), key=lambda kv: (len(kv[1]), kv[0]), default=("", []))
-        if len(keys) < 2:
+    per_file: dict[str, list[tuple[str, str]]] = {}
+    for k in tests:
+        per_file.setdefault(k[0], []).append(k)
+    # Taking a file changes no other file's count: the largest first (then the last path), until under the cap.
+    for path, keys in sorted(per_file.items(), key=lambda kv: (len(kv[1]), kv[0]), reverse=True):
+        if len(files) + len(tests) <= limit or len(keys) < 2:
             break
         files[path] = min(tests.pop(k) for k in keys)
-    hits = [TestHit(p, 1, d <= 1, name=node_id(p, None), distance=d) for p, d in files.items()]
-    hits += [TestHit(p, lines.get((p, t), 1), d <= 1, name=node_id(p, t), distance=d) for (p, t), d in tests.items()]
-    hits.sort(key=lambda h: (h.distance, h.path, h.line, h.name or ""))
+    # (distance, path, line, name): sorted as plain tuples, and only those kept become TestHits (a change
+    # imported everywhere reaches most test files).
+    entries = [(d, p, 1, node_id(p, None)) for p, d in files.items()]
+    entries += [(d, p, lines.get((p, t), 1), node_id(p, t)) for (p, t), d in tests.items()]
+    entries.sort()
+    hits = tuple(TestHit(p, line, d <= 1, name=name, distance=d) for d, p, line, name in entries[:limit])
     # Stopped with more to visit: at least one more test reaches it (the count is of those reached).
-    return Selection(tuple(hits[:limit]), max(int(walk.stopped), len(hits) - limit))
+    return Selection(hits, max(int(walk.stopped), len(entries) - limit))
 
 
 def _def_lines(walk: _Walk, paths: set[str]) -> dict[tuple[str, str], int]:
     """(path, local qualname) -> line of the definition, for the test files hit."""
     out: dict[tuple[str, str], int] = {}
-    for path in paths:
-        module = walk.module(path)
-        for qualname, line in walk.graph.db.execute(
-                "SELECT s.qualname, s.line FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ?", (path,)):
+    wanted = sorted(paths)
+    walk.prefetch_modules(wanted)
+    for i in range(0, len(wanted), _CHUNK):
+        chunk = wanted[i:i + _CHUNK]
+        for path, qualname, line in walk.graph.db.execute(
+                "SELECT f.path, s.qualname, s.line FROM files f JOIN symbols s ON s.file_id = f.id"
+                f" WHERE f.path IN ({','.join('?' * len(chunk))}) ORDER BY f.id, s.id", chunk):
+            module = walk.module(path)
             local = qualname[len(module) + 1:] if module and qualname.startswith(module + ".") else qualname
             out[(path, local)] = line
     return out

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graphguard.config import DEFAULT_TESTS, Config, Globs, load
+from graphguard.config import DEFAULT_TESTS, Config, Globs, _anchored, load
 from graphguard.errors import GraphguardError
 from tests.helpers import GitRepo, Result, source
 
@@ -351,3 +353,17 @@ def test_excluding_more_later_drops_files(make_repo: Callable[..., GitRepo], gra
     assert graphguard(repo, "refresh").code == 0
     assert "gen/api_pb2.py" not in stored_files(repo)
     assert "pkg/core.py" in stored_files(repo)
+
+
+_SEGMENT = st.sampled_from(["tests", "test", "Tests", "atests", "tests.py", "test_x.py", "x_test.py", "_test.py", "test_.py", "conftest.py",
+                            "conftest.pyi", "test_x.pyi", "test_x.py.bak", "a", "b.py", "é", "[t]", "te*st", ".tests"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SEGMENT, min_size=1, max_size=5))
+def test_the_default_test_globs_match_as_pathspec_does(parts: list[str]) -> None:
+    import pathspec
+
+    path = "/".join(parts)
+    spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in DEFAULT_TESTS])
+    assert Config().is_test(path) == spec.match_file(path), path

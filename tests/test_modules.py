@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import sqlite3
 
-from graphguard.modules import ModuleMap
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphguard.graph import StoredPaths
+from graphguard.modules import Layout, ModuleMap, ProbedModuleMap
 
 
 def names(m: ModuleMap) -> dict[str, list[str]]:
@@ -133,3 +138,58 @@ def test_top_level_init_names_the_repository_package_init() -> None:
     m = ModuleMap.build(["__init__.py", "m.py", "sub/__init__.py"])
     assert m.module_of("__init__.py") == "__init__"
     assert m.module_of("m.py") == "m" and m.module_of("sub/__init__.py") == "sub"
+
+
+# The check's map of a stored snapshot (ProbedModuleMap) asks the graph's index of paths
+# instead of reading every path: its answers must be the full build's, added and removed
+# files included.
+
+_SEGMENTS = ["pkg", "src", "tests", "sub", ".hidden", "a.b", "ns", "__init__"]
+_FILES = ["__init__.py", "__init__.pyi", "m.py", "m.pyi", "x.py", "conf.d.py", "pkg.py"]
+
+
+def _stored(paths: set[str]) -> StoredPaths:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL)")
+    db.executemany("INSERT INTO files(path, blob) VALUES (?, ?)", [(p, "0" * 40) for p in sorted(paths)])
+    return StoredPaths(db)
+
+
+def _same_answers(paths: set[str], added: set[str], removed: set[str]) -> None:
+    layout = Layout.from_json(Layout.of(paths).to_json())  # as an indexer would keep it
+    assert layout == Layout.of(paths)
+    base = ProbedModuleMap(layout, _stored(paths))
+    probed = base.with_changes(added, removed) if added or removed else base
+    full = ModuleMap.build((paths - removed) | added)
+    assert probed.roots == full.roots
+    asked = set(full.by_name) | {n.rsplit(".", 1)[-1] for n in full.by_name} | {n + ".zz" for n in full.by_name} | {"", "a..b", "zz"}
+    for name in sorted(asked):
+        assert probed.by_name.get(name) == full.by_name.get(name), name
+        assert (name in probed.prefixes) == (name in full.prefixes), name
+        assert (name.split(".", 1)[0] in probed.top_names) == (name.split(".", 1)[0] in full.top_names), name
+    for path in sorted(paths | added | {"absent.py"}):
+        assert probed.primary.get(path) == full.primary.get(path), path
+        assert (path in probed.paths) == (path in full.paths)
+
+
+_path = st.builds(lambda dirs, name: "/".join([*dirs, name]), st.lists(st.sampled_from(_SEGMENTS), max_size=4), st.sampled_from(_FILES))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(_path, min_size=1, max_size=25), st.sets(_path, max_size=3), st.sets(_path, max_size=3))
+def test_probed_map_answers_as_the_full_build(paths: set[str], added: set[str], removed: set[str]) -> None:
+    _same_answers(paths, added - paths, removed & paths)
+
+
+def test_probed_map_on_a_layout_with_roots_namespaces_and_dotted_folders() -> None:
+    paths = {"src/company/product/__init__.py", "src/company/product/x.py", "app.py", "tests/test_a.py", "tests/app1/__init__.py",
+             "tests/app1/models.py", "docs/_ext/ext.py", "tests/tpl/.hidden/render.py", "tests/m/.util.py", "pkg/__init__.py",
+             "pkg/ns/deep/__init__.py", "pkg/ns/deep/y.pyi", "pkg/ns/deep/y.py"}
+    _same_answers(paths, set(), set())
+    _same_answers(paths, {"tests/app2/__init__.py", "tests/app2/views.py"}, {"app.py"})  # a new folder: the roots change
+    _same_answers(paths, {"pkg/ns/__init__.py"}, {"pkg/__init__.py"})  # a namespace becomes a package, a package a namespace
+
+
+def test_a_stored_layout_that_does_not_read_is_none() -> None:
+    assert Layout.from_json(None) is None and Layout.from_json("") is None
+    assert Layout.from_json("{") is None and Layout.from_json('{"roots": []}') is None

@@ -42,23 +42,26 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     if base is None and head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
     config = load_config(root)
-    if base is None:
+    if base is None and not staged:
         revisions.refuse_conflicts(root, config)
     revs = revisions.select(root, head_commit, staged=staged, worktree=worktree, base=base, head_ref=head)
     # Two commits: the graph is brought to the old one, as the hook has it, so that every mode
     # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
-    ensure_current(repo, config=config, at=revs.old if revs.compared == "commits" else None)
+    # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
+    ensure_current(repo, config=config, at=revs.old)
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    paths = revisions.changed(root, config, revs.old, revs.new)
-    _add(result, assess(repo, config, revs.old, revs.new, paths))
-    others = other_parents(root, revs)
-    seen = set(paths)
+    changes = revisions.changed(root, config, revs.old, revs.new)
+    if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
+        revisions.refuse(changes.unmerged, config)
+    _add(result, assess(repo, config, revs.old, revs.new, changes))
+    others = other_parents(root, revs, repo.paths.git_dir)
+    seen = set(changes.paths)
     for parent in others:
         other = CheckResult(base=parent, head=revs.new, compared=revs.compared)
-        other_paths = revisions.changed(root, config, parent, revs.new)
-        seen.update(other_paths)
-        _add(other, assess(repo, config, parent, revs.new, other_paths))
+        other_changes = revisions.changed(root, config, parent, revs.new)
+        seen.update(other_changes.paths)
+        _add(other, assess(repo, config, parent, revs.new, other_changes))
         union(result, other)
     if others:
         result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ")")
@@ -71,11 +74,11 @@ def _add(result: CheckResult, findings: Findings) -> None:
     result.warnings += findings.warnings
 
 
-def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, paths: list[str]) -> Findings:
+def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisions.Changes) -> Findings:
     """One comparison, stage by stage."""
-    if not paths:
+    if not diff.paths:
         return Findings([], [])
-    sides = revisions.read_sides(repo.root, old_rev, new_rev, paths)
+    sides = revisions.read_sides(repo.root, old_rev, new_rev, diff)
     over = overlay.build(repo, sides)
     found = interface.find(over, config)
     changes = list(found.impacts)

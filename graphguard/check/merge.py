@@ -12,13 +12,13 @@ from graphguard.model import UseKind
 from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit
 
 
-def other_parents(root: str, revs: Revisions) -> list[str]:
+def other_parents(root: str, revs: Revisions, git_dir: str | None = None) -> list[str]:
     """The parents of a merge other than the one compared already: none for an ordinary change."""
     if revs.compared == "commits":
         heads = git.parents(root, revs.new)
         heads = heads if len(heads) > 1 else []
     else:  # staged or worktree: during `git merge` (its pre-merge-commit hook) or after --no-commit
-        heads = git.merge_heads(root)
+        heads = git.merge_heads(root, git_dir)
     return [p for p in dict.fromkeys(heads) if p != revs.old]
 
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
-from graphguard.graph import CodeGraph
+from graphguard.graph import CodeGraph, StoredPaths
 from graphguard.model import CallSite, FileFacts
-from graphguard.modules import ModuleMap
+from graphguard.modules import LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.repo import Repo
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ class Overlay:
     indexer: Indexer
     stored_head: str | None  # the commit the stored graph describes
     new_facts: dict[str, FileFacts]  # tree-sitter facts of the changed files' new versions
-    old_entries: dict[str, str]  # path -> blob, old side, every Python file
-    new_entries: dict[str, str]
+    old_entries: Mapping[str, str]  # path -> blob, old side, every Python file
+    new_entries: Mapping[str, str]
     old_map: ModuleMap
     new_map: ModuleMap
     root: str = ""  # the repository's work tree (to read a blob)
@@ -65,7 +65,7 @@ class Overlay:
         for p in self.sides.new.data:
             if p not in self.old_map.primary and p not in self.new_map.primary:
                 continue
-            hybrid_map = self.old_map if p in self.old_map.primary else ModuleMap.build([*self.old_entries, p])
+            hybrid_map = self.old_map if p in self.old_map.primary else self.old_map.with_changes({p}, frozenset())
             out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
         return out
 
@@ -95,7 +95,7 @@ class Overlay:
     def new_facts_of(self, path: str) -> FileFacts | None:
         return self.new_facts.get(path) or (None if path in self.sides.paths else self._cached(path, self.new_entries))
 
-    def _cached(self, path: str, entries: dict[str, str]) -> FileFacts | None:
+    def _cached(self, path: str, entries: Mapping[str, str]) -> FileFacts | None:
         sha = entries.get(path)
         return self.indexer.facts(sha) if sha else None
 
@@ -146,21 +146,72 @@ def build(repo: Repo, sides: Sides) -> Overlay:
     store = repo.store
     indexer = Indexer(repo.paths, store)
     new_facts = _parse_new(store, sides)
-    # The snapshots around the changed files: the stored graph when it describes the old commit.
+    # The snapshots around the changed files: the stored graph when it describes the old commit
+    # (the hook), asked path by path; else the old commit's tree.
     stored_head = store.meta("head")
+    old_entries: Mapping[str, str]
     if stored_head == sides.old.rev:
-        old_entries = dict(store.graph.execute("SELECT path, blob FROM files").fetchall())
+        stored = StoredPaths(store.graph)
+        old_entries = _StoredEntries(stored)
+        # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
+        layout = Layout.from_json(store.meta(LAYOUT_KEY)) or Layout.of(stored.all())
+        old_map: ModuleMap = ProbedModuleMap(layout, stored)
     else:
         entries, _ = indexer.snapshot(sides.old.rev)
         indexer.ensure_facts(entries)
         old_entries = {e.path: e.blob for e in entries}
-    new_entries = {p: b for p, b in old_entries.items() if p not in sides.paths}
-    new_entries.update(sides.new.blobs)
-    old_map = ModuleMap.build(old_entries)
+        old_map = ModuleMap.build(old_entries)
+    new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
     # Module names depend only on the set of paths: most changes add or remove no file.
-    new_map = old_map if old_entries.keys() == new_entries.keys() else ModuleMap.build(new_entries)
+    added = {p for p in sides.new.blobs if is_python(p) and p not in old_entries}
+    removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
+    new_map = old_map.with_changes(added, removed) if added or removed else old_map
     return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
                    repo.root)
+
+
+class _StoredEntries(Mapping[str, str]):
+    """path -> blob of the stored snapshot, read path by path (iterating reads them all)."""
+
+    def __init__(self, stored: StoredPaths):
+        self.stored = stored
+
+    def __getitem__(self, path: str) -> str:
+        blob = self.stored.blob(path)
+        if blob is None:
+            raise KeyError(path)
+        return blob
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.stored.blob(path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.stored.all())
+
+    def __len__(self) -> int:
+        return len(self.stored.all())
+
+
+class _Overlaid(Mapping[str, str]):
+    """path -> blob of the new side: the old side's, with the changed paths in their new version (or gone)."""
+
+    def __init__(self, base: Mapping[str, str], changed_blobs: Mapping[str, str], changed: frozenset[str]):
+        self.base, self.changed_blobs, self.changed = base, changed_blobs, changed
+
+    def __getitem__(self, path: str) -> str:
+        if path in self.changed:
+            return self.changed_blobs[path]
+        return self.base[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.changed_blobs if path in self.changed else path in self.base
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (p for p in self.base if p not in self.changed)
+        yield from (p for p in self.changed_blobs if p in self.changed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:

@@ -77,59 +77,91 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
 
 def refuse_conflicts(root: str, config: Config) -> None:
     """An unresolved conflict has no staged version to check (git shows the file as gone from the index)."""
-    paths = [p for p in git.unmerged_paths(root) if is_python(p) and not config.is_excluded(p)]
+    refuse(git.unmerged_paths(root), config)
+
+
+def refuse(unmerged: list[str], config: Config) -> None:
+    paths = [p for p in unmerged if is_python(p) and not config.is_excluded(p)]
     if paths:
         which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
         listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
         raise GraphguardError(f"{which} in conflict{listed}: resolve, `git add`, then check again")
 
 
-def changed(root: str, config: Config, old_rev: str, new_rev: str) -> list[str]:
+class Changes(NamedTuple):
+    """The changed Python files, and their entries (mode, blob) on each side that has them as a blob."""
+
+    paths: list[str]
+    old: dict[str, git.TreeEntry]
+    new: dict[str, git.TreeEntry]
+    unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
+
+
+def changed(root: str, config: Config, old_rev: str, new_rev: str) -> Changes:
     """The Python files that differ between two revisions and are not excluded."""
-    return [c.path for c in git.diff(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+    raw = [c for c in git.diff_raw(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+    return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"))
 
 
-def read_sides(root: str, old_rev: str, new_rev: str, paths: list[str]) -> Sides:
+def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes) -> Sides:
+    """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff)."""
     warnings: list[FileWarning] = []
-    old = _read(root, old_rev, paths, warnings)
-    new = _read(root, new_rev, paths, warnings)
-    return Sides(old, new, paths, warnings)
-
-
-def _read(root: str, rev: str, paths: list[str], warnings: list[FileWarning]) -> Side:
-    side = Side(rev)
     # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
-    unnamed = [p for p in paths if not git.is_utf8_name(p)]
-    for path in unnamed:
-        warning = FileWarning(path, "file name is not valid UTF-8; not checked")
-        if warning not in warnings:  # once for both sides
-            warnings.append(warning)
-    paths = [p for p in paths if p not in unnamed]
-    if rev == git.WORKTREE:
-        for path in paths:
-            data = _read_regular_file(root, path)
-            if isinstance(data, str):  # why it was not read
-                warnings.append(FileWarning(path, f"{data}; not checked"))
-            elif data is not None:
-                side.data[path] = data
-                side.blobs[path] = git.blob_sha(data)
-        return side
-    entries = git.blobs_at(root, rev, paths)
+    paths = []
+    for path in changes.paths:
+        if git.is_utf8_name(path):
+            paths.append(path)
+        else:
+            warnings.append(FileWarning(path, "file name is not valid UTF-8; not checked"))
+    old_wanted = _wanted(paths, changes.old, warnings)
+    new_wanted = {} if new_rev == git.WORKTREE else _wanted(paths, changes.new, warnings)
+    contents = dict(git.read_blobs(root, sorted(old_wanted.keys() | new_wanted.keys())))
+    old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
+    if new_rev == git.WORKTREE:
+        new = _read_worktree(root, paths, warnings)
+    else:
+        new = _fill(Side(new_rev), new_wanted, paths, changes.new, contents)
+    return Sides(old, new, changes.paths, warnings)
+
+
+def _wanted(paths: list[str], entries: dict[str, git.TreeEntry], warnings: list[FileWarning]) -> dict[str, str]:
+    """blob -> a path of it (the last), for the regular files among `paths`; a symlink is a warning."""
     wanted = {}
-    for path, e in entries.items():
+    for path in paths:
+        e = entries.get(path)
+        if e is None:
+            continue
         if e.mode == git.MODE_SYMLINK:
             warnings.append(FileWarning(path, "symlink; not checked"))
         elif e.mode != git.MODE_SUBMODULE:
             wanted[e.sha] = path
-    for sha, data in git.read_blobs(root, sorted(wanted)):
-        pass_path = wanted[sha]
-        side.data[pass_path] = data
-        side.blobs[pass_path] = sha
+    return wanted
+
+
+def _fill(side: Side, wanted: dict[str, str], paths: list[str], entries: dict[str, git.TreeEntry], contents: dict[str, bytes]) -> Side:
+    for sha in sorted(wanted):
+        if sha in contents:  # else missing from this repository (a shallow clone)
+            side.data[wanted[sha]] = contents[sha]
+            side.blobs[wanted[sha]] = sha
     # Several paths can share one blob.
-    for path, e in entries.items():
-        if path not in side.data and e.sha in side.blobs.values():
+    for path in paths:
+        e = entries.get(path)
+        if e is not None and path not in side.data and e.sha in side.blobs.values():
             src = next(p for p, s in side.blobs.items() if s == e.sha)
             side.data[path], side.blobs[path] = side.data[src], e.sha
+    return side
+
+
+def _read_worktree(root: str, paths: list[str], warnings: list[FileWarning]) -> Side:
+    side = Side(git.WORKTREE)
+    for path in paths:
+        data = _read_regular_file(root, path)
+        if isinstance(data, str):  # why it was not read
+            warnings.append(FileWarning(path, f"{data}; not checked"))
+        elif data is not None:
+            side.data[path] = data
+            side.blobs[path] = git.blob_sha(data)
     return side
 
 

@@ -124,7 +124,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
     qual, new_q = ic.qualname, ic.new_qualname
     assert new_q is not None
     stale = {f.path for f in found.values() if not f.reaches_new and f.path not in overlay.changed}
-    for p in sorted(stale & set(overlay.new_map.primary)):
+    for p in sorted(p for p in stale if p in overlay.new_map.primary):
         for s in overlay.resolved_new(p).sites:
             if new_q in (s.target, s.init_target):
                 _add(found, _found(p, s, reaches_new=True, init=s.target != new_q))

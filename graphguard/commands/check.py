@@ -29,10 +29,14 @@ def check(
 
 
 def _finish(result: CheckResult, fmt: str, t0: float, root: str, verbose: bool) -> int:
-    from graphguard.report import PRINTS_TESTS, RENDERERS, runner
+    from graphguard.report import PRINTS_TESTS, RENDERERS
 
     result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
-    test_runner = runner.find(root, result) if fmt in PRINTS_TESTS else None  # only when tests are printed
+    test_runner = None
+    if fmt in PRINTS_TESTS:  # only when tests are printed
+        from graphguard.report import runner
+
+        test_runner = runner.find(root, result)
     output.write(RENDERERS[fmt](result, verbose=verbose, runner=test_runner))
     if fmt == "github":  # GitHub sets GITHUB_STEP_SUMMARY in every step: only this format writes it
         from graphguard.report.github import append_step_summary

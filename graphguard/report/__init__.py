@@ -9,12 +9,13 @@ annotations, Code Quality) ignore both.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from graphguard.report import codequality, github, json_report, markdown, sarif, text
 from graphguard.report.printable import one_line, printable
-from graphguard.report.runner import TestRunner
 from graphguard.result import CheckResult
+
+if TYPE_CHECKING:
+    from graphguard.report.runner import TestRunner
 
 
 class Renderer(Protocol):
@@ -44,11 +45,49 @@ def _printable(render: Renderer, *, lines: bool = False) -> Renderer:
 PRINTS_TESTS = frozenset({"text", "markdown", "github"})
 
 # JSON formats escape a line break themselves; the GitHub format escapes it as its commands require.
+# Each format's module is imported when it is asked for: a check writes one format, and the others
+# (html, hashlib, shlex...) would cost its process several milliseconds of imports.
+def _text(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None) -> str:
+    from graphguard.report import text
+
+    return text.render(result, verbose=verbose, runner=runner)
+
+
+def _markdown(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None) -> str:
+    from graphguard.report import markdown
+
+    return markdown.render(result, verbose=verbose, runner=runner)
+
+
+def _json(result: CheckResult) -> str:
+    from graphguard.report import json_report
+
+    return json_report.render(result)
+
+
+def _sarif(result: CheckResult) -> str:
+    from graphguard.report import sarif
+
+    return sarif.render(result)
+
+
+def _github(result: CheckResult) -> str:
+    from graphguard.report import github
+
+    return github.render(result)
+
+
+def _codequality(result: CheckResult) -> str:
+    from graphguard.report import codequality
+
+    return codequality.render(result)
+
+
 RENDERERS: dict[str, Renderer] = {
-    "text": _printable(text.render, lines=True),
-    "json": _printable(_complete(json_report.render)),
-    "markdown": _printable(markdown.render, lines=True),
-    "sarif": _printable(_complete(sarif.render)),
-    "github": _printable(_complete(github.render)),
-    "codequality": _printable(_complete(codequality.render)),
+    "text": _printable(_text, lines=True),
+    "json": _printable(_complete(_json)),
+    "markdown": _printable(_markdown, lines=True),
+    "sarif": _printable(_complete(_sarif)),
+    "github": _printable(_complete(_github)),
+    "codequality": _printable(_complete(_codequality)),
 }

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from typing import Any
 
+from graphguard.report import indented
 from graphguard.result import CheckResult, Status, SymbolImpact
 
 BROKEN, UNKNOWN, CHANGE = "graphguard/broken-caller", "graphguard/unknown-caller", "graphguard/interface-change"
@@ -88,4 +88,4 @@ def to_list(result: CheckResult) -> list[dict[str, Any]]:
 
 
 def render(result: CheckResult) -> str:
-    return json.dumps(to_list(result), indent=2, ensure_ascii=False)
+    return indented.dumps(to_list(result))

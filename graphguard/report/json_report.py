@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from graphguard.report import indented
 from graphguard.result import CheckResult
 
 SCHEMA = "graphguard.check/1"
@@ -44,4 +44,4 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def render(result: CheckResult) -> str:
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False)
+    return indented.dumps(to_dict(result))

@@ -28,11 +28,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
-import json
 from typing import Any
 from urllib.parse import quote
 
 from graphguard import __version__
+from graphguard.report import indented
 from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -228,4 +228,4 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def render(result: CheckResult) -> str:
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False)
+    return indented.dumps(to_dict(result))
