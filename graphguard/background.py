@@ -219,6 +219,7 @@ def adopt_lock(store_dir: str, fd: int) -> Lock:
     if fd >= 0 and _is_lock_file(fd, path):
         os.set_inheritable(fd, False)  # git and other children never get it
         return Lock.adopt(path, fd)
+    ensure_dir(store_dir)
     lock = Lock(path)
     lock.acquire(0.1)
     return lock
