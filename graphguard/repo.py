@@ -42,6 +42,8 @@ def ensure_current(
     head = at if at is not None else git.head(repo.root)
     config = config or load_config(repo.root)
     if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
+        if wait and head is not None and wait_for_refresher(repo, head, config):
+            return IndexResult(head, noop=True)  # a refresher was building it (a first checkout, a new version)
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
         # would take the other's half-made file for a broken one and delete it. So only under
         # the write lock; opening a graph that is there never waits.
@@ -65,7 +67,9 @@ def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
     from graphguard import background
 
     def done() -> bool:
-        return repo.store.meta("head") == head and repo.store.meta("config") == config.digest()
+        # Never open a graph the refresher has not created yet: opening creates it, outside the write lock.
+        return (stored_version(repo.store.graph_path) == SCHEMA_VERSION * 1000 + FACTS_VERSION
+                and repo.store.meta("head") == head and repo.store.meta("config") == config.digest())
 
     return background.wait(repo.store.dir, done) and done()
 

@@ -171,6 +171,39 @@ def test_hook_returns_while_the_refresh_runs_and_the_next_command_waits_for_it(
     assert b"Traceback" not in seen + tail
 
 
+def test_a_first_refresh_that_builds_the_graph_is_waited_for_too(
+    make_repo: Callable[..., GitRepo], graphguard: Run
+) -> None:
+    """No graph yet (hooks installed in a fresh clone): the command waits instead of creating it beside the refresher."""
+    repo = make_repo(LIB)
+    repo.git("checkout", "-q", "-b", "topic")
+    topic = repo.commit("caller", CALLER)
+    repo.git("checkout", "-q", "main")
+    assert graphguard(repo, "install").code == 0
+    assert not repo.graph_path.exists()
+    store = open_repo(str(repo.root)).store
+    master = cmd = None
+    try:
+        with store.write_lock(5):
+            assert run_git(repo, "checkout", "-q", "topic").returncode == 0
+            assert refresher_running(repo)
+            master, slave = pty.openpty()
+            cmd = _start(repo, "callers", "pkg.mod.f", "--format", "json", stderr=slave)
+            os.close(slave)
+            seen = _read_until(master, b"waiting for the graph refresh started by post-checkout")
+            assert b"waiting for the graph refresh started by post-checkout" in seen, seen
+        out, _ = cmd.communicate(timeout=120)
+    finally:
+        if cmd is not None:
+            reap(cmd)
+        if master is not None:
+            os.close(master)
+        store.close()
+    assert cmd.returncode == 0
+    assert "pkg/other.py" in _callers(out)
+    assert f"updated to {topic}" in _log(repo)
+
+
 def test_refresh_by_the_pre_commit_framework_runs_in_the_background(hooked: tuple[GitRepo, str, str], store: Store) -> None:
     """`graphguard refresh` under the framework (PRE_COMMIT=1, its post-checkout variables) detaches too."""
     repo, main, topic = hooked
