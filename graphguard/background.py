@@ -52,7 +52,7 @@ SERVE = """import sys
 if sys.path and sys.path[0] in ("", "."):
     del sys.path[0]
 from graphguard.commands.refresh import serve
-sys.exit(serve(sys.argv[1], sys.argv[2], int(sys.argv[3])))"""
+sys.exit(serve(sys.argv[2], sys.argv[3], int(sys.argv[4])))"""
 
 
 class Mode(enum.Enum):
@@ -109,7 +109,8 @@ def launch(store_dir: str, root: str, hook: str, env: Mapping[str, str]) -> bool
         write_state(store_dir, hook, time.time(), pid=None)  # the refresher adds its pid once it runs
         log = _open_log(store_dir)
         try:
-            argv = [sys.executable, "-c", SERVE, root, hook, str(INHERITED_FD)]
+            # The first argument only names the process (in ps, and to tests that trap imports).
+            argv = [sys.executable, "-c", SERVE, "graphguard-refresher", root, hook, str(INHERITED_FD)]
             _spawn_detached(argv, root, {**env, "PYTHONSAFEPATH": "1"}, log, fd)
         finally:
             os.close(log)
