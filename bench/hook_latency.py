@@ -47,6 +47,24 @@ def stored_head(repo: str) -> str | None:
     return row[0] if row else None
 
 
+def refresher_running(repo: str) -> bool:
+    """Whether a background refresher holds `<git-dir>/graphguard/refresh.lock` (a version without one: never)."""
+    import fcntl
+
+    path = os.path.join(git(repo, "rev-parse", "--absolute-git-dir"), "graphguard", "refresh.lock")
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing drops a lock taken here
+    return False
+
+
 def env_for(src: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     return dict(env, PYTHONPATH=src) if src else env
@@ -84,6 +102,8 @@ def hook_run(repo: str, src: str, old: str, new: str) -> dict[str, float | str]:
     os.close(master)
     if cmd.returncode != 0:
         raise SystemExit(f"stats failed: {seen.decode(errors='replace')[-400:]}")
+    while refresher_running(repo):  # the next run starts on a quiet repository (the refresher verifies after it writes)
+        time.sleep(0.05)
     lines = [line.strip() for line in seen.decode(errors="replace").split("\r") if line.strip()]
     return {"hook": hook_s, "current": current_s or 0.0, "next": next_s, "line": lines[-1] if lines else ""}
 

@@ -28,9 +28,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from graphguard.errors import GraphguardError, LockTimeout
-from graphguard.store import Lock, ensure_dir
+
+if TYPE_CHECKING:
+    from graphguard.store import Lock
+
+# graphguard.store (sqlite3, urllib) is imported where it is used: the hook's launcher needs none of it.
 
 LOCK_NAME = "refresh.lock"
 STATE_NAME = "refresh.json"
@@ -83,6 +88,8 @@ def running(store_dir: str) -> bool:
     path = os.path.join(store_dir, LOCK_NAME)
     if not os.path.isfile(path) or os.path.islink(path):
         return False  # never made: no refresher ever ran here (and a link is not ours to open)
+    from graphguard.store import Lock
+
     probe = Lock(path)
     try:
         probe.acquire(0)
@@ -101,7 +108,10 @@ def launch(store_dir: str, root: str, hook: str, env: Mapping[str, str]) -> bool
     """Start a detached refresher for the repository at `root`; False when one is running already
     (it picks up the new HEAD). Returns once the refresher's interpreter has been exec'd: it holds
     the lock from then on. Raises OSError or GraphguardError when it cannot be started."""
-    ensure_dir(store_dir)
+    if os.path.islink(store_dir) or not os.path.isdir(store_dir):
+        from graphguard.store import ensure_dir
+
+        ensure_dir(store_dir)  # creates it, or says why it cannot
     fd = _take_lock(os.path.join(store_dir, LOCK_NAME))
     if fd is None:
         return False
@@ -216,6 +226,8 @@ def _flock(fd: int) -> None:
 def adopt_lock(store_dir: str, fd: int) -> Lock:
     """The refresher's lock: inherited held on `fd` from the launcher, or (fd < 0, or not inherited)
     taken here; LockTimeout when another refresher has it."""
+    from graphguard.store import Lock, ensure_dir
+
     path = os.path.join(store_dir, LOCK_NAME)
     if fd >= 0 and _is_lock_file(fd, path):
         os.set_inheritable(fd, False)  # git and other children never get it

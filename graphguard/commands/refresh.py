@@ -12,11 +12,9 @@ line; the refresher's output to `<git-dir>/graphguard/refresh.log`.
 
 from __future__ import annotations
 
-import datetime
 import os
 import sys
 import time
-import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -81,6 +79,9 @@ def _log(git_dir: str | None, error: BaseException) -> str | None:
     """Append the traceback to `<git-dir>/graphguard/hook.log`; its path, or None when it could not be written."""
     if git_dir is None:
         return None
+    import datetime
+    import traceback
+
     from graphguard.store import write_log
 
     text = f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n"
@@ -146,6 +147,8 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
                 return 0  # another refresher took it over
         return 0
     except (GraphguardError, Exception) as e:  # noqa: BLE001 - nobody sees this process fail: the log says why
+        import traceback
+
         print(f"graph not refreshed: {e}", flush=True)
         traceback.print_exc(file=sys.stdout)
         return 1
@@ -176,4 +179,6 @@ def is_current(repo: Repo) -> bool:
 
 
 def _now() -> str:
+    import datetime
+
     return datetime.datetime.now().isoformat(timespec="seconds")
