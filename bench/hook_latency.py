@@ -2,7 +2,7 @@
 
     python bench/hook_latency.py REPO --from REF_A --to REF_B [--version LABEL=SRC ...] [--runs 3]
 
-REPO is a git repository with graphguard's native hooks (installed here). Each run moves HEAD
+REPO is a git repository; each version's native hooks are installed before its runs. Each run moves HEAD
 from A to B and back without hooks (`core.hooksPath=/dev/null`), then runs the post-checkout
 hook script as git does (stdin from /dev/null, stdout and stderr pipes that must be closed
 before git goes on) and times it: whole process, until every copy of its pipes is closed. Then
@@ -73,6 +73,9 @@ def env_for(src: str) -> dict[str, str]:
 def hook_run(repo: str, src: str, old: str, new: str) -> dict[str, float | str]:
     """Move HEAD old -> new without hooks, run post-checkout as git would, then the next command."""
     git(repo, *NO_HOOKS, "checkout", "-q", new)
+    # Each version's own hook script (the template is part of what is measured).
+    subprocess.run([sys.executable, "-c", "import sys; from graphguard.main import main; sys.exit(main())", "install"],
+                   cwd=repo, env=env_for(src), check=True, capture_output=True)
     hook = os.path.join(git(repo, "rev-parse", "--git-path", "hooks"), "post-checkout")
     hook = hook if os.path.isabs(hook) else os.path.join(repo, hook)
     env = env_for(src)
