@@ -165,6 +165,20 @@ def settled_meta(repo: GitRepo, key: str = "head") -> str | None:
     return stored_meta(repo, key)
 
 
+def refresher_processes(repo: GitRepo) -> list[int]:
+    """Pids of the repository's background refresher and of its forked parse workers (they share its
+    command line, which names it): none once everything is done. Empty where there is no /proc."""
+    marker = b"graphguard-refresher\0" + str(repo.root).encode() + b"\0"
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*") if Path("/proc/self/cmdline").exists() else ():
+        try:
+            if marker in (entry / "cmdline").read_bytes() and b"Z" not in (entry / "stat").read_bytes().rsplit(b")", 1)[1][:3]:
+                pids.append(int(entry.name))
+        except OSError:
+            continue  # it ended while we looked
+    return pids
+
+
 def stop_refresher(repo: GitRepo) -> bool:
     """Kill a background refresher still running in the repository (its pid is in refresh.json while it
     holds the lock); True when there was one."""

@@ -34,6 +34,7 @@ from tests.helpers import (
     Result,
     cli_command,
     reap,
+    refresher_processes,
     refresher_running,
     run_git,
     settled_meta,
@@ -321,6 +322,7 @@ def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_cu
     while not _write_lock_held(repo) and refresher_running(repo) and time.monotonic() < deadline:
         time.sleep(0.002)
     assert refresher_running(repo), "the refresh ended before it took the write lock"
+    assert pid in refresher_processes(repo)
     os.kill(pid, signal.SIGKILL)
     assert wait_for_refresher(repo)
     conn = sqlite3.connect(repo.graph_path)
@@ -333,6 +335,10 @@ def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_cu
     assert r.code == 0, r.err
     assert (r.json["head"], r.json["files"]) == (topic, 301)
     assert not _write_lock_held(repo)  # no parse worker outlived the refresher with the lock
+    deadline = time.monotonic() + DEADLINE
+    while refresher_processes(repo) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert refresher_processes(repo) == []  # its parse workers died with it
 
 
 # --- several hooks in a row --------------------------------------------------------------------
