@@ -30,16 +30,20 @@ def open_repo(path: str) -> Repo:
 
 def ensure_current(
     repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None, verify: bool = True,
-    at: str | None = None,
+    at: str | None = None, wait: bool = True,
 ) -> IndexResult:
     """Build or refresh the graph to HEAD (or to the commit `at`). When it already describes it this costs one
     git call and one SQLite read: the parser and resolver are not even imported. After an update both
-    store files are checked for damage (`verify`), and rebuilt once when there is any."""
+    store files are checked for damage (`verify`), and rebuilt once when there is any. A stale graph that
+    a background refresher (started by a post-* hook) is bringing current is waited for (`wait`; the
+    refresher itself does not wait for itself); if it is dead, the work is done here."""
     from graphguard.config import load as load_config
 
     head = at if at is not None else git.head(repo.root)
     config = config or load_config(repo.root)
     if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
+        if wait and head is not None and wait_for_refresher(repo, head, config):
+            return IndexResult(head, noop=True)  # a refresher was building it (a first checkout, a new version)
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
         # would take the other's half-made file for a broken one and delete it. So only under
         # the write lock; opening a graph that is there never waits.
@@ -47,12 +51,27 @@ def ensure_current(
             repo.store.graph  # noqa: B018 - opening creates it
     if head is not None and repo.store.meta("head") == head and repo.store.meta("config") == config.digest():
         return IndexResult(head, noop=True)
+    if wait and head is not None and wait_for_refresher(repo, head, config):
+        return IndexResult(head, noop=True)
     from graphguard.indexer import Indexer
 
     result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)
     if not result.noop and verify and _worth_verifying(result) and rebuild_if_damaged(repo, lock_timeout=lock_timeout):
-        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False, at=at)
+        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False, at=at, wait=wait)
     return result
+
+
+def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
+    """Wait for a live background refresher (see graphguard.background) until the graph describes `head`
+    or the refresher is gone; True when the graph describes `head` then. Costs one lock probe when none runs."""
+    from graphguard import background
+
+    def done() -> bool:
+        # Never open a graph the refresher has not created yet: opening creates it, outside the write lock.
+        return (stored_version(repo.store.graph_path) == SCHEMA_VERSION * 1000 + FACTS_VERSION
+                and repo.store.meta("head") == head and repo.store.meta("config") == config.digest())
+
+    return background.wait(repo.store.dir, done) and done()
 
 
 def _worth_verifying(result: IndexResult) -> bool:

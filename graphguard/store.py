@@ -350,6 +350,15 @@ class Lock:
                 os.close(fd)
         Lock._held = set()
 
+    @classmethod
+    def adopt(cls, path: str, fd: int) -> Lock:
+        """The lock on `path` already held on descriptor `fd`, inherited from the process that started this
+        one (background.launch): released like any other, and closed in forked children like any other."""
+        lock = cls(path)
+        lock._fd = fd
+        cls._held.add(fd)
+        return lock
+
 
 if hasattr(os, "register_at_fork"):  # runs in the child before fork() returns there, before any of its own code
     os.register_at_fork(after_in_child=Lock._forget_in_child)

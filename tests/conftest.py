@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import GIT_LEAKS, GitRepo, Result, init_repo, run_cli, run_main
+from tests.helpers import (
+    GIT_LEAKS,
+    GitRepo,
+    Result,
+    init_repo,
+    refresher_processes,
+    run_cli,
+    run_main,
+    stop_refresher,
+    wait_for_refresher,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -25,14 +36,25 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
-def make_repo(tmp_path: Path) -> Callable[..., GitRepo]:
-    """Factory: `make_repo({path: text|bytes}, name="repo")` -> a git repo with those files committed (none: no commit)."""
+def make_repo(tmp_path: Path) -> Iterator[Callable[..., GitRepo]]:
+    """Factory: `make_repo({path: text|bytes}, name="repo")` -> a git repo with those files committed (none: no commit).
+    Afterwards no background refresher a hook started in one of them is left running."""
     counter = iter(range(1_000_000))
+    made: list[GitRepo] = []
 
     def make(files: Mapping[str, str | bytes] | None = None, *, name: str | None = None) -> GitRepo:
-        return init_repo(tmp_path / (name or f"repo{next(counter)}"), files)
+        made.append(init_repo(tmp_path / (name or f"repo{next(counter)}"), files))
+        return made[-1]
 
-    return make
+    yield make
+    left = [repo for repo in made if not wait_for_refresher(repo) and stop_refresher(repo)]
+    assert not left, f"a background refresher was still running in {left}"
+    # Its lock is let go just before it exits: give the processes a moment to be gone.
+    deadline = time.monotonic() + 30
+    while any(refresher_processes(repo) for repo in made) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stray = {str(repo.root): refresher_processes(repo) for repo in made if refresher_processes(repo)}
+    assert not stray, f"refresher processes left behind: {stray}"
 
 
 @pytest.fixture

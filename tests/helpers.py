@@ -138,6 +138,60 @@ def stored_meta(repo: GitRepo, key: str = "head") -> str | None:
     return row[0] if row else None
 
 
+def refresher_running(repo: GitRepo) -> bool:
+    """Whether a background refresher (started by a post-* hook) holds the repository's refresh lock."""
+    from graphguard import background
+
+    return background.running(str(repo.graph_path.parent))
+
+
+def wait_for_refresher(repo: GitRepo, timeout: float = 120) -> bool:
+    """Wait until no background refresher runs in the repository; False if one still does after `timeout`
+    (only against hanging: a hook's launcher holds the lock before it returns, so there is no race)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while refresher_running(repo):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def settled_meta(repo: GitRepo, key: str = "head") -> str | None:
+    """stored_meta once the background refresher a hook may have started is done: what the graph says
+    after the hook's work, without refreshing anything."""
+    assert wait_for_refresher(repo), "the background refresher is still running"
+    return stored_meta(repo, key)
+
+
+def refresher_processes(repo: GitRepo) -> list[int]:
+    """Pids of the repository's background refresher and of its forked parse workers (they share its
+    command line, which names it): none once everything is done. Empty where there is no /proc."""
+    marker = b"graphguard-refresher\0" + str(repo.root).encode() + b"\0"
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*") if Path("/proc/self/cmdline").exists() else ():
+        try:
+            if marker in (entry / "cmdline").read_bytes() and b"Z" not in (entry / "stat").read_bytes().rsplit(b")", 1)[1][:3]:
+                pids.append(int(entry.name))
+        except OSError:
+            continue  # it ended while we looked
+    return pids
+
+
+def stop_refresher(repo: GitRepo) -> bool:
+    """Kill a background refresher still running in the repository (its pid is in refresh.json while it
+    holds the lock); True when there was one."""
+    if not refresher_running(repo):
+        return False
+    try:
+        pid = json.loads((repo.graph_path.parent / "refresh.json").read_text())["pid"]
+        os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return True
+
+
 def run_git(repo: GitRepo | Path, *args: str, env: Mapping[str, str] | None = None, input: str | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run git with its hooks, never raising: stdout and stderr merged in order in `.stdout` (what a user sees)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
-from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, stored_meta
+from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, settled_meta
 
 HOOKS = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
@@ -199,7 +199,7 @@ def test_first_commit_of_an_empty_repository(make_repo: Callable[..., GitRepo], 
     assert graphguard(repo, "install").code == 0
     proc = commit(repo, LIB)
     assert proc.returncode == 0, proc.stdout
-    assert stored_meta(repo) == repo.head
+    assert settled_meta(repo) == repo.head
 
 
 def test_existing_pre_commit_hook_runs_first(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
@@ -259,7 +259,7 @@ def test_existing_post_hooks_get_their_arguments_and_stdin(make_repo: Callable[.
     assert "post-rewrite amend" in lines
     assert f"rewrote {first} {repo.head}" in lines
     # and graphguard's own post-rewrite refreshed the graph
-    assert stored_meta(repo) == repo.head
+    assert settled_meta(repo) == repo.head
 
 
 def test_existing_post_checkout_hook_keeps_its_exit_status(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
@@ -274,7 +274,7 @@ def test_existing_post_checkout_hook_keeps_its_exit_status(make_repo: Callable[.
     proc = run_git(repo, "checkout", "-q", first)
     assert proc.returncode == without_graphguard, proc.stdout
     assert "old hook failed" in proc.stdout
-    assert stored_meta(repo) == first == repo.head
+    assert settled_meta(repo) == first == repo.head
 
 
 # --- real git commands with the installed hooks -------------------------------------------------
@@ -293,7 +293,7 @@ def test_breaking_commit_is_rejected_and_a_fine_one_passes(hooked: GitRepo) -> N
     assert hooked.head != before
     assert "graphguard: pass" in proc.stdout
     # post-commit brought the graph to the new commit
-    assert stored_meta(hooked) == hooked.head
+    assert settled_meta(hooked) == hooked.head
 
 
 @pytest.mark.parametrize("how", ["-a", "pathspec"])
@@ -311,17 +311,17 @@ def test_commit_all_and_partial_commit_are_checked(hooked: GitRepo, how: str) ->
 def test_branch_checkout_and_merge_refresh_the_graph(hooked: GitRepo) -> None:
     assert run_git(hooked, "checkout", "-q", "-b", "x").returncode == 0
     assert commit(hooked, {"pkg/b.py": "from pkg.mod import f\n\n\ndef b():\n    return f(2)\n"}).returncode == 0
-    assert stored_meta(hooked) == hooked.head
+    assert settled_meta(hooked) == hooked.head
 
     proc = run_git(hooked, "checkout", "-q", "main")
     assert proc.returncode == 0, proc.stdout
-    assert stored_meta(hooked) == hooked.head == hooked.git("rev-parse", "main")
+    assert settled_meta(hooked) == hooked.head == hooked.git("rev-parse", "main")
 
     assert commit(hooked, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
     proc = run_git(hooked, "merge", "--no-edit", "x")
     assert proc.returncode == 0, proc.stdout
     assert len(hooked.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3  # a merge commit
-    assert stored_meta(hooked) == hooked.head
+    assert settled_meta(hooked) == hooked.head
 
 
 def test_amend_refreshes_through_post_rewrite(hooked: GitRepo) -> None:
@@ -334,7 +334,7 @@ def test_amend_refreshes_through_post_rewrite(hooked: GitRepo) -> None:
     proc = run_git(hooked, "commit", "--amend", "-m", "amended")
     assert proc.returncode == 0, proc.stdout
     assert hooked.head != before
-    assert stored_meta(hooked) == hooked.head
+    assert settled_meta(hooked) == hooked.head
 
 
 def _path_without_graphguard() -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, Result, run_git
+from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, Result, run_git, wait_for_refresher
 from tests.test_precommit import _config, _run, hook_repo, pre_commit_home  # noqa: F401  (fixtures)
 
 Run = Callable[..., Result]
@@ -113,6 +113,8 @@ def test_native_hooks_never_import_repository_code(make_repo: Callable[..., GitR
     assert commit(repo, {"pkg/d.py": "def d():\n    return 4\n"}).returncode == 0
     proc = run_git(repo, "rebase", "main")
     assert proc.returncode == 0, proc.stdout
+    assert wait_for_refresher(repo)  # the post-* hooks' background refresher ran in the repository too
+    assert "graph at" in (repo.graph_path.parent / "refresh.log").read_text()
     assert fired(sentinels) == []
 
 
@@ -158,6 +160,8 @@ def test_pre_commit_framework_hooks_never_import_repository_code(
     assert "pkg/use.py:5" in proc.stdout
     assert commit(repo, FIX).returncode == 0
     merge_a_branch(repo)
+    assert wait_for_refresher(repo)
+    assert "graph at" in (repo.graph_path.parent / "refresh.log").read_text()
     # The framework's own `python -m pre_commit` does import the repository's json.py (its problem,
     # not graphguard's: the trap lets it go on); no graphguard process may.
     assert fired(sentinels, only_graphguard=True) == []

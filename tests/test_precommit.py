@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_git, stored_meta
+from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_git, settled_meta
 
 PROJECT = Path(__file__).parents[1]
 #: What pre-commit needs of the project to build the hook environment (`pip install .`).
@@ -136,7 +136,7 @@ def test_fixed_commit_passes_and_still_shows_the_interface_change(pc_repo: GitRe
     assert "required-param-added:b" in proc.stdout
     assert "graphguard: pass" in proc.stdout
     # graphguard-refresh ran as post-commit.
-    assert stored_meta(pc_repo) == pc_repo.head
+    assert settled_meta(pc_repo) == pc_repo.head
 
 
 def test_skip_is_honoured(pc_repo: GitRepo) -> None:
@@ -146,7 +146,7 @@ def test_skip_is_honoured(pc_repo: GitRepo) -> None:
     assert "BLOCK" not in proc.stdout
     assert "def f(a, b)" in pc_repo.git("show", "HEAD:pkg/mod.py")
     # Only the check was skipped: the post-commit refresh still ran.
-    assert stored_meta(pc_repo) == pc_repo.head
+    assert settled_meta(pc_repo) == pc_repo.head
 
 
 def test_commit_that_only_deletes_a_module_is_checked(pc_repo: GitRepo) -> None:
@@ -162,41 +162,41 @@ def test_commit_that_only_deletes_a_module_is_checked(pc_repo: GitRepo) -> None:
 def test_checkout_and_merge_refresh_the_graph(pc_repo: GitRepo) -> None:
     assert commit(pc_repo, {"pkg/a.py": "def a():\n    return 1\n"}).returncode == 0
     main_head = pc_repo.head
-    assert stored_meta(pc_repo) == main_head
+    assert settled_meta(pc_repo) == main_head
 
     assert run_git(pc_repo, "checkout", "-q", "-b", "topic").returncode == 0
     assert commit(pc_repo, {"pkg/b.py": "from pkg.mod import f\n\n\ndef b():\n    return f(2)\n"}).returncode == 0
     topic_head = pc_repo.head
-    assert stored_meta(pc_repo) == topic_head
+    assert settled_meta(pc_repo) == topic_head
 
     # post-checkout: switching branches moves HEAD back.
     proc = run_git(pc_repo, "checkout", "-q", "main")
     assert proc.returncode == 0, proc.stdout
     assert pc_repo.head == main_head
-    assert stored_meta(pc_repo) == main_head
+    assert settled_meta(pc_repo) == main_head
 
     assert commit(pc_repo, {"pkg/c.py": "def c():\n    return 3\n"}).returncode == 0
     # post-merge: a real merge commit (git runs no post-commit hook for it).
     proc = run_git(pc_repo, "merge", "--no-edit", "topic")
     assert proc.returncode == 0, proc.stdout
     assert len(pc_repo.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
-    assert stored_meta(pc_repo) == pc_repo.head
+    assert settled_meta(pc_repo) == pc_repo.head
 
 
 def test_file_checkout_leaves_the_graph_alone(pc_repo: GitRepo) -> None:
     """`git checkout -- path` runs post-checkout with PRE_COMMIT_CHECKOUT_TYPE=0: nothing to do."""
     assert commit(pc_repo, {"pkg/z.py": "def z():\n    return 0\n"}).returncode == 0
-    assert stored_meta(pc_repo) == pc_repo.head
+    assert settled_meta(pc_repo) == pc_repo.head
     # A commit that runs no hook at all (--no-verify would still run post-commit): the graph is now stale.
     pc_repo.write({"pkg/a.py": "def a():\n    return 1\n"})
     pc_repo.git("add", "-A")
     pc_repo.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "no hooks")
-    stale = stored_meta(pc_repo)
+    stale = settled_meta(pc_repo)
     assert stale != pc_repo.head
     pc_repo.write({"pkg/a.py": "def a():\n    return 2\n"})
     proc = run_git(pc_repo, "checkout", "--", "pkg/a.py")
     assert proc.returncode == 0, proc.stdout
-    assert stored_meta(pc_repo) == stale
+    assert settled_meta(pc_repo) == stale
 
 
 def test_rebase_refreshes_the_graph(pc_repo: GitRepo) -> None:
@@ -208,4 +208,4 @@ def test_rebase_refreshes_the_graph(pc_repo: GitRepo) -> None:
     proc = run_git(pc_repo, "rebase", "main")
     assert proc.returncode == 0, proc.stdout
     assert pc_repo.git("rev-parse", "HEAD~1") == pc_repo.git("rev-parse", "main")
-    assert stored_meta(pc_repo) == pc_repo.head
+    assert settled_meta(pc_repo) == pc_repo.head

@@ -18,7 +18,7 @@ from graphguard.errors import LockTimeout
 from graphguard.main import main
 from graphguard.repo import open_repo
 from graphguard.store import Lock
-from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, reap, run_git, stored_meta
+from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, reap, run_git, settled_meta, stored_meta
 
 Run = Callable[..., Result]
 
@@ -114,7 +114,9 @@ def test_native_hook_arguments(
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"{old} {new}\n" if hook == "post-rewrite" else ""))
     r = hook_impl(repo, hook, *argv, capsys=capsys)
     assert (r.code, r.err) == (0, "")
-    assert stored_meta(repo) == (new if updates else old)
+    assert settled_meta(repo) == (new if updates else old)
+    # A hook that had nothing to do started no refresher.
+    assert (repo.root / ".git" / "graphguard" / "refresh.log").exists() == updates
 
 
 @pytest.mark.parametrize(
@@ -134,11 +136,12 @@ def test_pre_commit_framework_variables(
 ) -> None:
     """The framework calls `graphguard refresh` with no arguments and says what happened in PRE_COMMIT_*."""
     repo, old, new = stale
+    monkeypatch.setenv("PRE_COMMIT", "1")  # the framework sets it for every hook it runs
     for name, value in env.items():
         monkeypatch.setenv(name, value.format(old=old, new=new))
     r = graphguard(repo, "refresh")
     assert (r.code, r.err) == (0, "")
-    assert stored_meta(repo) == (new if updates else old)
+    assert settled_meta(repo) == (new if updates else old)
 
 
 @pytest.mark.parametrize(
@@ -182,8 +185,11 @@ def test_refresh_error_is_a_warning_and_a_log(stale: tuple[GitRepo, str, str], g
     assert stored_meta(repo) == old
 
 
-def test_corrupt_graph_is_a_warning_and_a_log(stale: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_graph_is_a_warning_and_a_log(
+    stale: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SQLite cannot see this corruption (the schema version is right, a table is gone): refresh fails, git does not."""
+    monkeypatch.setenv("GRAPHGUARD_REFRESH", "foreground")
     repo, _, _ = stale
     conn = sqlite3.connect(repo.graph_path)
     conn.execute("DROP TABLE meta")
@@ -210,14 +216,28 @@ def test_unusable_store_is_a_warning_and_a_log(stale: tuple[GitRepo, str, str], 
     assert (repo.root / ".git" / "graphguard" / "hook.log").read_text().strip()
 
 
-def test_native_post_checkout_hook_never_fails_git(stale: tuple[GitRepo, str, str], graphguard: Run) -> None:
+@pytest.mark.parametrize("mode", ["foreground", "background"])
+def test_native_post_checkout_hook_never_fails_git(
+    stale: tuple[GitRepo, str, str], graphguard: Run, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """In the foreground the error is a warning line; in the background the refresher's log says it, and
+    the next command, which finds the graph stale and no refresher running, tries itself and fails clearly."""
+    monkeypatch.setenv("GRAPHGUARD_REFRESH", mode)
     repo, old, _ = stale
     assert graphguard(repo, "install").code == 0
     repo.write({".graphguard.toml": "exclude = 'not a list'\n"})
     proc = run_git(repo, "checkout", "-q", old)
     assert proc.returncode == 0, proc.stdout
-    assert "graph not refreshed" in proc.stdout and "exclude" in proc.stdout
     assert repo.head == old
+    if mode == "foreground":
+        assert "graph not refreshed" in proc.stdout and "exclude" in proc.stdout
+        return
+    assert proc.stdout == ""
+    assert settled_meta(repo) == old  # where it was: the refresher stopped at the configuration
+    log = (repo.root / ".git" / "graphguard" / "refresh.log").read_text()
+    assert "graph not refreshed" in log and "exclude" in log
+    r = graphguard(repo, "stats")
+    assert r.code == 2 and "exclude" in r.err and "Traceback" not in r.err
 
 
 # --- interruptions and concurrency --------------------------------------------------------------

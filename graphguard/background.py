@@ -1,0 +1,323 @@
+"""The graph refresh a post-* hook hands to a detached process, and the commands that wait for it.
+
+A checkout can change thousands of files: refreshing the graph inside post-checkout held
+`git checkout` for a minute with no output. So the hook only launches a refresher and
+returns; the next command that needs the graph waits for it, or finishes the work itself
+when no refresher is alive. Three files in `<git-dir>/graphguard/`:
+
+- `refresh.lock`: an advisory lock (flock) held by the one live refresher for its whole
+  life. It is the only proof that a refresher is alive: the kernel drops it with the
+  process (kill -9, a crash, a reboot), so nothing a dead refresher leaves can block.
+  The launcher takes it before it starts the refresher, which inherits it: there is no
+  moment after the hook returned when a refresher is starting but not yet visible.
+- `refresh.json`: who started the refresher and when, for the waiting message. Read only
+  while the lock is held, and never trusted beyond that message.
+- `refresh.log`: the refresher's output (stdout and stderr), kept under LOG_LIMIT bytes.
+
+A hook that finds a refresher already running leaves: HEAD itself is the request, and the
+refresher looks at HEAD again after every update and once more after letting go of the
+lock (commands/refresh.serve), so a checkout that lands while it is busy is not lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from graphguard.errors import GraphguardError, LockTimeout
+
+if TYPE_CHECKING:
+    from graphguard.store import Lock
+
+# graphguard.store (sqlite3, urllib) is imported where it is used: the hook's launcher needs none of it.
+
+LOCK_NAME = "refresh.lock"
+STATE_NAME = "refresh.json"
+LOG_NAME = "refresh.log"
+#: Past this size the log is moved to refresh.log.1 (one generation kept) before a refresher writes to it.
+LOG_LIMIT = 256 * 1024
+#: How long a command waits for a refresher before giving up with a message (a cold index of a
+#: very large repository can take minutes; past this something is wrong).
+WAIT_LIMIT = 600.0
+POLL = 0.1
+#: The fd the refresher finds its (already held) lock on.
+INHERITED_FD = 3
+MODE_VARIABLE = "GRAPHGUARD_REFRESH"
+
+# The refresher's interpreter: never `python -m` (it would put the working directory, the analysed
+# repository, first on sys.path); with -c, sys.path[0] is '' and is dropped before any import, as in
+# resources/hook-tmpl. PYTHONSAFEPATH (set in its environment) keeps it off sys.path on 3.11+ anyway.
+SERVE = """import sys
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]
+from graphguard.commands.refresh import serve
+sys.exit(serve(sys.argv[2], sys.argv[3], int(sys.argv[4])))"""
+
+
+class Mode(enum.Enum):
+    BACKGROUND = "background"
+    FOREGROUND = "foreground"
+
+
+def mode(env: Mapping[str, str]) -> Mode:
+    """How a hook refreshes: GRAPHGUARD_REFRESH=foreground keeps the old behaviour (the hook waits)."""
+    value = env.get(MODE_VARIABLE, "").strip().lower()
+    if not value:
+        return Mode.BACKGROUND
+    try:
+        return Mode(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        print(f"graphguard: warning: {MODE_VARIABLE}={value!r} is not one of {choices}; refreshing in the background",
+              file=sys.stderr)
+        return Mode.BACKGROUND
+
+
+# --- is one alive ---------------------------------------------------------------------------------
+
+
+def running(store_dir: str) -> bool:
+    """Whether a refresher holds the lock now. A probe that takes the lock for a few microseconds:
+    the launcher and the refresher try twice before they conclude that another holds it."""
+    path = os.path.join(store_dir, LOCK_NAME)
+    if not os.path.isfile(path) or os.path.islink(path):
+        return False  # never made: no refresher ever ran here (and a link is not ours to open)
+    from graphguard.store import Lock
+
+    probe = Lock(path)
+    try:
+        probe.acquire(0)
+    except LockTimeout:
+        return True
+    except OSError:
+        return False
+    probe.release()
+    return False
+
+
+# --- launching ------------------------------------------------------------------------------------
+
+
+def launch(store_dir: str, root: str, hook: str, env: Mapping[str, str]) -> bool:
+    """Start a detached refresher for the repository at `root`; False when one is running already
+    (it picks up the new HEAD). Returns once the refresher's interpreter has been exec'd: it holds
+    the lock from then on. Raises OSError or GraphguardError when it cannot be started."""
+    if os.path.islink(store_dir) or not os.path.isdir(store_dir):
+        from graphguard.store import ensure_dir
+
+        ensure_dir(store_dir)  # creates it, or says why it cannot
+    fd = _take_lock(os.path.join(store_dir, LOCK_NAME))
+    if fd is None:
+        return False
+    try:
+        write_state(store_dir, hook, time.time(), pid=None)  # the refresher adds its pid once it runs
+        log = _open_log(store_dir)
+        try:
+            # The first argument only names the process (in ps, and to tests that trap imports).
+            argv = [sys.executable, "-c", SERVE, "graphguard-refresher", root, hook, str(INHERITED_FD)]
+            _spawn_detached(argv, root, {**env, "PYTHONSAFEPATH": "1"}, log, fd)
+        finally:
+            os.close(log)
+    finally:
+        os.close(fd)  # the refresher holds its own copy of the lock now
+    return True
+
+
+def _take_lock(path: str) -> int | None:
+    """The refresh lock's descriptor, locked; None when a refresher holds it. Not a store.Lock:
+    that one is closed in forked children, and here the child must inherit it."""
+    if os.path.islink(path):
+        raise GraphguardError(f"{path} is a symbolic link, which graphguard never follows: remove it")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    for attempt in range(3):
+        try:
+            _flock(fd)
+            return fd
+        except OSError:
+            # A command probing (running()) holds it for microseconds; a refresher for seconds.
+            if attempt < 2:
+                time.sleep(0.003)
+    os.close(fd)
+    return None
+
+
+def _open_log(store_dir: str) -> int:
+    path = os.path.join(store_dir, LOG_NAME)
+    with contextlib.suppress(OSError):
+        if not os.path.islink(path) and os.path.getsize(path) > LOG_LIMIT:
+            os.replace(path, path + ".1")
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o644)
+
+
+def _spawn_detached(argv: list[str], cwd: str, env: Mapping[str, str], log: int, lock: int) -> None:
+    """Run argv in a new session (no terminal: closing it, or ^C in it, does not reach the refresher),
+    stdin from /dev/null, stdout and stderr to the log: nothing of the hook's own descriptors, since
+    git, IDEs and the pre-commit framework wait until every copy of the hook's pipes is closed. The
+    lock goes along as fd 3. Double fork: the refresher is nobody's child here, so it never lingers as
+    a zombie of a long-lived caller, and the intermediate process is reaped at once."""
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows: no fork, no flock to inherit
+        _spawn_windows(argv, cwd, env, log)
+        return
+    import fcntl
+
+    errors_r, errors_w = os.pipe()  # close-on-exec: EOF once the refresher is exec'd, an errno if it was not
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked children, which coverage does not follow
+        try:
+            os.close(errors_r)
+            os.setsid()
+            if os.fork() == 0:
+                high_log = fcntl.fcntl(log, fcntl.F_DUPFD, 10)  # above 0-3, whatever the descriptors were
+                high_lock = fcntl.fcntl(lock, fcntl.F_DUPFD, 10)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                os.dup2(high_log, 1)
+                os.dup2(high_log, 2)
+                os.dup2(high_lock, INHERITED_FD)
+                os.set_inheritable(INHERITED_FD, True)
+                os.chdir(cwd)
+                os.execve(argv[0], argv, dict(env))
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.write(errors_w, str(e.errno or 1).encode())
+        finally:
+            os._exit(0)
+    os.close(errors_w)
+    try:
+        os.waitpid(pid, 0)
+        failure = os.read(errors_r, 32)
+    finally:
+        os.close(errors_r)
+    if failure:
+        code = int(failure)
+        raise OSError(code, f"cannot start {argv[0]}: {os.strerror(code)}")
+
+
+def _spawn_windows(argv: list[str], cwd: str, env: Mapping[str, str], log: int) -> None:  # pragma: no cover
+    import subprocess
+
+    flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW  # type: ignore[attr-defined]
+    # The refresher takes the lock itself there (a short window where it is starting but not visible).
+    argv = [*argv[:-1], "-1"]
+    subprocess.Popen(argv, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True,
+                     creationflags=flags)
+
+
+def _flock(fd: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+# --- the refresher's side -------------------------------------------------------------------------
+
+
+def adopt_lock(store_dir: str, fd: int) -> Lock:
+    """The refresher's lock: inherited held on `fd` from the launcher, or (fd < 0, or not inherited)
+    taken here; LockTimeout when another refresher has it."""
+    from graphguard.store import Lock, ensure_dir
+
+    path = os.path.join(store_dir, LOCK_NAME)
+    if fd >= 0 and _is_lock_file(fd, path):
+        os.set_inheritable(fd, False)  # git and other children never get it
+        return Lock.adopt(path, fd)
+    ensure_dir(store_dir)
+    lock = Lock(path)
+    lock.acquire(0.1)
+    return lock
+
+
+def _is_lock_file(fd: int, path: str) -> bool:
+    """Whether `fd` is open on the lock file (a refresher started by hand has no fd 3, or another one)."""
+    try:
+        mine, theirs = os.fstat(fd), os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+
+
+def write_state(store_dir: str, hook: str, started: float, *, pid: int | None) -> None:
+    """Who runs the refresh, for the message of a command that waits for it; best effort."""
+    path = os.path.join(store_dir, STATE_NAME)
+    text = json.dumps({"pid": pid, "hook": hook, "started": started})
+    with contextlib.suppress(OSError):
+        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+
+
+# --- the waiting side -----------------------------------------------------------------------------
+
+
+class Refresher:
+    """What refresh.json says about the live refresher, checked against what is plausible."""
+
+    def __init__(self, store_dir: str, now: float):
+        self.hook = "a git hook"
+        self.started = now
+        self.pid: int | None = None
+        try:
+            with open(os.path.join(store_dir, STATE_NAME), encoding="utf-8") as f:
+                state = json.load(f)
+        except (OSError, ValueError):
+            return
+        if not isinstance(state, dict):
+            return
+        hook, started, pid = state.get("hook"), state.get("started"), state.get("pid")
+        if isinstance(hook, str) and 0 < len(hook) < 40 and all(c.isalpha() or c in "- " for c in hook):
+            self.hook = hook
+        if isinstance(started, (int, float)) and 0 <= now - started < 86400:
+            self.started = float(started)
+        if isinstance(pid, int) and pid > 0:
+            self.pid = pid
+
+    def line(self, now: float) -> str:
+        return f"graphguard: waiting for the graph refresh started by {self.hook} ({now - self.started:.0f} s so far) ..."
+
+
+def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None, tty: bool | None = None) -> bool:
+    """Wait while a refresher is alive and `done()` is false; False when none was running (then this
+    cost one lock probe). On a TTY a progress line on stderr, overwritten in place and erased at the end; elsewhere
+    one line afterwards when the wait was long enough to notice. GraphguardError past `limit`."""
+    if not running(store_dir):
+        return False
+    limit = WAIT_LIMIT if limit is None else limit
+    tty = sys.stderr.isatty() if tty is None else tty
+    t0 = time.monotonic()
+    who = Refresher(store_dir, time.time())
+    shown = ""
+    try:
+        while not done() and running(store_dir):
+            waited = time.monotonic() - t0
+            if waited > limit:
+                raise GraphguardError(_too_long(store_dir, who, waited))
+            if tty:
+                line = who.line(time.time())
+                print("\r" + line.ljust(len(shown)), end="", file=sys.stderr, flush=True)
+                shown = line
+            time.sleep(POLL)
+    finally:
+        if shown:
+            print("\r" + " " * len(shown) + "\r", end="", file=sys.stderr, flush=True)
+    waited = time.monotonic() - t0
+    if not tty and waited >= 1.0:
+        print(f"graphguard: waited {waited:.0f} s for the graph refresh started by {who.hook}", file=sys.stderr)
+    return True
+
+
+def _too_long(store_dir: str, who: Refresher, waited: float) -> str:
+    stop = f"; to stop it: kill {who.pid}" if who.pid is not None else ""
+    return (f"the graph refresh started by {who.hook} is still running after {waited:.0f} s of waiting"
+            f" (its log: {os.path.join(store_dir, LOG_NAME)}{stop}); try again when it has finished")
