@@ -7,15 +7,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import re
+import shutil
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from graphguard import git
 from graphguard.config import Config
@@ -29,7 +31,7 @@ from graphguard.resolve import (
     changed_names,
     interface_digests,
 )
-from graphguard.store import Store
+from graphguard.store import Store, ensure_dir
 
 #: The facts of a file whose blob git could not give (a missing object, a shallow or damaged clone).
 UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not parsed",), parsed=False)
@@ -60,15 +62,6 @@ def parse_blob(data: bytes) -> str:
 def _parse_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     gc.disable()  # millions of short-lived nodes; the cyclic collector only slows this down
     return [(sha, parse_blob(data)) for sha, data in chunk]
-
-
-def _parse_serially(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None, done: int, total: int) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for i, (sha, data) in enumerate(blobs, done + 1):
-        out.append((sha, parse_blob(data)))
-        if progress and i % 50 == 0:
-            progress(i, total)
-    return out
 
 
 #: prctl(2) option: the signal a process gets when the thread that forked it dies.
@@ -114,14 +107,16 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
-    """(sha, facts JSON) for each blob: in worker processes when there are many. Workers die with
-    this process and never hold the write lock (store.Lock); if one dies (the OOM killer), the
-    chunks it left are parsed here, after a warning."""
+def _parse_stream(blobs: list[tuple[str, bytes]]) -> Iterator[list[tuple[str, str]]]:
+    """(sha, facts JSON) of the blobs, a chunk at a time as workers finish them (in this process when there
+    are few). Workers die with this process and never hold the write lock (store.Lock); if one dies (the OOM
+    killer), the chunks it left are parsed here, after a warning."""
     total = len(blobs)
     workers = min(os.cpu_count() or 1, 8)
     if total < PARALLEL_THRESHOLD or workers < 2 or not _can_fork():
-        return _parse_serially(blobs, progress, 0, total)
+        for i in range(0, total, CHUNK):
+            yield [(sha, parse_blob(data)) for sha, data in blobs[i : i + CHUNK]]
+        return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -130,25 +125,33 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
     blobs = sorted(blobs, key=lambda b: -len(b[1]))
     n = max(1, total // CHUNK)
     chunks = [blobs[i::n] for i in range(n)]
-    out: list[tuple[str, str]] = []
     left: list[tuple[str, bytes]] = []
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
         futures = [pool.submit(_parse_chunk, chunk) for chunk in chunks]
         for chunk, future in zip(chunks, futures):
             try:
-                out.extend(future.result())
+                done = future.result()
             except BrokenProcessPool:
                 left.extend(chunk)
                 continue
-            if progress:
-                progress(len(out), total)
+            yield done
     finally:
         pool.shutdown(cancel_futures=True)
     if left:
         print(f"graphguard: warning: a parse worker died (killed, or out of memory?); parsing the {len(left)} files"
               " it had not done in this process", file=sys.stderr)
-        out.extend(_parse_serially(left, progress, len(out), total))
+        for i in range(0, len(left), CHUNK):
+            yield [(sha, parse_blob(data)) for sha, data in left[i : i + CHUNK]]
+
+
+def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
+    """(sha, facts JSON) for each blob: in worker processes when there are many (see _parse_stream)."""
+    out: list[tuple[str, str]] = []
+    for chunk in _parse_stream(blobs):
+        out.extend(chunk)
+        if progress:
+            progress(len(out), len(blobs))
     return out
 
 
@@ -163,6 +166,48 @@ def _stored_digests(raw: str | None) -> dict[str, str]:
     return value if isinstance(value, dict) else {EVERY_NAME: ""}
 
 
+class Phases:
+    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, one
+    stderr line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and ends with
+    the phase's time."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.times: dict[str, float] = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    @contextlib.contextmanager
+    def __call__(self, name: str, label: str = "", total: int = 0) -> Iterator[Callable[[int], None]]:
+        """Time the phase `name`; on a terminal (and with a `label`) show its line. Yields `tick(done)`."""
+        start = time.perf_counter()
+        shown = self.show and bool(label)
+        last = 0.0
+
+        def tick(done: int) -> None:
+            nonlocal last
+            now = time.perf_counter()
+            if shown and (now - last >= 0.1 or done >= total):
+                last = now
+                print(f"\rgraphguard: {label} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+        if shown:
+            print(f"\rgraphguard: {label}" + (f" 0/{total}" if total else "..."), end="", file=sys.stderr, flush=True)
+        try:
+            yield tick
+        finally:
+            elapsed = time.perf_counter() - start
+            self.add(name, elapsed)
+            if shown:
+                count = f" {total}/{total}" if total else ""
+                print(f"\rgraphguard: {label}{count} in {elapsed:.1f} s\x1b[K", file=sys.stderr, flush=True)
+
+
+#: Below this many files to parse or re-resolve, an update shows no progress lines (it is over at once).
+SHOW_FROM = 50
+
+
 class Indexer:
     def __init__(
         self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0, config: Config | None = None
@@ -171,10 +216,14 @@ class Indexer:
         self.root = paths.root
         self.store = store
         self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
+        self.phases = Phases(self.progress)
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
+        # Warnings of the facts that resolution workers decoded (the parent never sees those facts).
+        self._warned: dict[str, tuple[str, ...]] = {}
         self.lock_timeout = lock_timeout
         self.config = config or load_config(self.root)
+        self._tests: dict[str, bool] = {}
 
     # facts by blob, from this run's parse or the cache
 
@@ -185,11 +234,12 @@ class Indexer:
             raw = self._raw.pop(sha, None) or self.store.load_facts(sha) or self._reparse(sha)
             if raw is None:
                 return None
-            try:
-                f = FileFacts.from_json(raw)
-            except (ValueError, TypeError, IndexError):
+            f = _decode(raw)
+            if f is None:
                 return None
             self._facts[sha] = f
+            if f.warnings:
+                self._warned[sha] = f.warnings
         return f
 
     def _reparse(self, sha: str) -> str | None:
@@ -197,23 +247,39 @@ class Indexer:
         self.store.save_facts(parsed)
         return parsed[0][1] if parsed else None
 
-    def ensure_facts(self, entries: Iterable[Entry]) -> int:
-        """Parse every blob of `entries` the cache does not hold; return how many were parsed."""
+    def is_test(self, path: str) -> bool:
+        known = self._tests.get(path)
+        if known is None:
+            known = self._tests[path] = bool(self.config.is_test(path))
+        return known
+
+    def ensure_facts(self, entries: Iterable[Entry], *, decode: bool = False) -> int:
+        """Parse every blob of `entries` the cache does not hold; return how many were parsed. With `decode`,
+        their facts are decoded as the workers hand them over (while the others still parse) rather than
+        when resolution first asks."""
         wanted = {e.blob for e in entries}
         missing = sorted(wanted - self.store.known_blobs(wanted))
         if not missing:
             return 0
         blobs = list(git.read_blobs(self.root, missing))
-        parsed = parse_blobs(blobs, self._report if self.progress else None)
-        if self.progress:
-            print(file=sys.stderr)
-        self.store.save_facts(parsed)
-        for sha, raw in parsed:
-            self._raw[sha] = raw
+        parsed: list[tuple[str, str]] = []
+        label = "parsing" if len(blobs) >= SHOW_FROM else ""
+        with self.phases("parse", label, len(blobs)) as tick:
+            for chunk in _parse_stream(blobs):
+                parsed.extend(chunk)
+                if decode:
+                    t = time.perf_counter()
+                    for sha, raw in chunk:
+                        f = _decode(raw)
+                        if f is not None:
+                            self._facts[sha] = f
+                    self.phases.add("decode (in parse)", time.perf_counter() - t)
+                else:
+                    self._raw.update(chunk)
+                tick(len(parsed))
+        with self.phases("save facts"):
+            self.store.save_facts(parsed)
         return len(parsed)
-
-    def _report(self, done: int, total: int) -> None:
-        print(f"\rgraphguard: parsed {done}/{total} files", end="", file=sys.stderr, flush=True)
 
     # the snapshot
 
@@ -256,7 +322,8 @@ class Indexer:
             result = self._update(head)
             from graphguard.retrieval.maintain import after_index
 
-            after_index(store, self.root, head)
+            with self.phases("history and text index", "updating history and text index" if result.resolved >= SHOW_FROM else ""):
+                after_index(store, self.root, head)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
 
@@ -269,35 +336,43 @@ class Indexer:
 
     def _update_unsafe(self, head: str) -> IndexResult:
         db = self.store.graph
-        entries, warnings = self.snapshot(head)
-        new = {e.path: e for e in entries}
-        old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+        with self.phases("list files"):
+            entries, warnings = self.snapshot(head)
+            new = {e.path: e for e in entries}
+            old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
         added = [p for p in new if p not in old]
         removed = [p for p in old if p not in new]
         modified = [p for p in new if p in old and old[p][1] != new[p].blob]
-        parsed = self.ensure_facts(new[p] for p in added + modified)
+        # A first index decodes the facts while they are parsed: resolution needs every one of them.
+        parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old)
 
-        modmap = ModuleMap.build(new)
-        cold = (
-            not old
-            or self.store.meta("config") != self.config.digest()
-            or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
-        )
-        digests = {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
-        if cold:
-            dirty = set(new)
-        else:
-            dirty = self._dirty(old, added, removed, modified, digests, modmap)
-        resolver = Resolver(modmap, lambda path: self.facts(new[path].blob) if path in new else None)
-        resolutions = [resolver.resolve_file(p) for p in sorted(dirty)]
+        with self.phases("module map"):
+            modmap = ModuleMap.build(new)
+            cold = (
+                not old
+                or self.store.meta("config") != self.config.digest()
+                or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+            )
+        with self.phases("find dirty"):
+            # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
+            digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
+            dirty = set(new) if cold else self._dirty(old, added, removed, modified, digests, modmap)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
         rebuild = dirty == set(new)
         changed = set(new) if rebuild else set(added) | set(modified)
-        self._write(head, new, old, removed, changed, resolutions, modmap, digests, warnings, rebuild=rebuild)
+        gone = set(removed)
+        ids = {p: v[0] for p, v in old.items() if p not in gone}
+        next_id = max(ids.values(), default=0) + 1
+        for path in sorted(changed - ids.keys()):  # the ids SQLite would give them, in the order it would
+            ids[path] = next_id
+            next_id += 1
+        job = _Job(self, new, ids, changed, modmap, digests, sorted(dirty | changed))
+        sources = self._resolve(job)
+        self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
+                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild)
         for e in entries:
             f = self._facts.get(e.blob)
-            if f is not None:
-                warnings.extend((e.path, w) for w in f.warnings)
+            warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
         return IndexResult(head, files=len(new), parsed=parsed, resolved=len(dirty), warnings=warnings)
 
     def _dirty(
@@ -464,104 +539,292 @@ class Indexer:
         every = EVERY_NAME in names
         return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (every or i.name is not None and i.name in names)}
 
+    # resolution: in forked workers when there are many files
+
+    def _resolve(self, job: _Job) -> list[_Rows | tuple[str, int]]:
+        """The rows of every file of `job`, per chunk in order: rows in memory, or (scratch database, chunk)
+        where a worker left them."""
+        paths = job.paths
+        label = "resolving" if len(paths) >= SHOW_FROM else ""
+        workers = min(os.cpu_count() or 1, 8)
+        with self.phases("resolve", label, len(paths)) as tick:
+            if len(paths) < PARALLEL_RESOLVE or workers < 2 or not _can_fork():
+                rows = self._rows(job, paths, tick)
+                return [rows]
+            return self._resolve_in_workers(job, workers, tick)
+
+    def _resolve_in_workers(self, job: _Job, workers: int, tick: Callable[[int], None]) -> list[_Rows | tuple[str, int]]:
+        """Fork workers that share this process's facts (copy-on-write) and resolve contiguous runs of the
+        sorted paths; each writes its rows to a scratch database of its own, which `_write` copies from in
+        the runs' order, so the graph is row for row the one a serial run writes. Workers die with this
+        process, never hold the write lock and never touch the graph; if one dies, every run is redone here."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        global _JOB
+        job.chunks = _chunks(job.paths, [self._weight(job.new[p].blob) for p in job.paths], workers * CHUNKS_PER_WORKER)
+        job.scratch = _scratch_dir(self.store.dir)
+        out: list[_Rows | tuple[str, int]] = []
+        done = 0
+        _JOB = job
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_resolve_worker_init, initargs=(os.getpid(),))
+        try:
+            futures = [pool.submit(_resolve_chunk, i) for i in range(len(job.chunks))]
+            for i, future in enumerate(futures):
+                scratch, index, warned = future.result()
+                assert index == i
+                self._warned.update(warned)
+                out.append((scratch, index))
+                done += len(job.chunks[i])
+                tick(done)
+        except BrokenProcessPool:
+            print("graphguard: warning: a resolution worker died (killed, or out of memory?); resolving in this process",
+                  file=sys.stderr)
+            shutil.rmtree(job.scratch, ignore_errors=True)
+            job.scratch = ""
+            out = [self._rows(job, job.paths, tick)]
+        finally:
+            pool.shutdown(cancel_futures=True)
+            _JOB = None
+        return out
+
+    def _weight(self, sha: str) -> int:
+        """What resolving a file costs, roughly: its uses of names (decoded facts), else an average file's."""
+        f = self._facts.get(sha)
+        return 20 + len(f.calls) + len(f.references) + len(f.imports) if f is not None else 200
+
+    def _rows(self, job: _Job, paths: list[str], tick: Callable[[int], None] | None = None) -> _Rows:
+        """The rows of `paths` (sorted): a changed file's row and symbols, and every file's sites, imports and edges."""
+        rows = _Rows()
+        for path in paths:
+            if path in job.changed:
+                self._file_rows(job, path, rows)
+        resolver = job.resolver()
+        for i, path in enumerate(paths, 1):
+            self._resolution_rows(job, resolver.resolve_file(path), rows)
+            if tick and i % 50 == 0:
+                tick(i)
+        return rows
+
+    def _file_rows(self, job: _Job, path: str, rows: _Rows) -> None:
+        e = job.new[path]
+        facts = self.facts(e.blob) or UNREADABLE
+        module = job.modmap.module_of(path)
+        fid = job.ids[path]
+        rows.files.append((fid, path, e.blob, module, int(self.is_test(path)), json.dumps(job.digests.get(path) or interface_digests(facts)),
+                           int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None))
+        rows.symbols.extend(
+            (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+             json.dumps(d.bases) if d.bases else None)
+            for d in facts.definitions
+        )
+
+    def _resolution_rows(self, job: _Job, r: FileResolution, rows: _Rows) -> None:
+        ids = job.ids
+        fid = ids[r.path]
+        rows.sites.extend(
+            (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
+             s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
+            for s in r.sites
+        )
+        rows.imports.extend(
+            (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+            for i in r.imports
+        )
+        test = self.is_test(r.path)
+        for dst, symbols in r.uses.items():
+            if dst not in ids:
+                continue
+            rows.edges.append((fid, ids[dst], "import", len(symbols)))
+            if test and not self.is_test(dst):
+                rows.edges.append((fid, ids[dst], "test-of", len(symbols)))
+
+    # the write
+
     def _write(
-        self,
-        head: str,
-        new: dict[str, Entry],
-        old: dict[str, tuple[int, str, str, str]],
-        removed: list[str],
-        changed: set[str],
-        resolutions: list[FileResolution],
-        modmap: ModuleMap,
-        digests: dict[str, dict[str, str]],
-        warnings: list[tuple[str, str]],
-        *,
-        rebuild: bool,
+        self, head: str, job: _Job, sources: list[_Rows | tuple[str, int]], gone: list[int], changed_ids: list[int],
+        resolved_ids: list[int], warnings: list[tuple[str, str]], *, rebuild: bool,
     ) -> None:
         """One transaction: the rows of removed files go, changed files get their row and symbols, and every
         resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
         resolved: then every table is emptied and the indexes are built once at the end instead of kept up
-        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise."""
-        with self.store.transaction() as db:
-            indexes = _drop_indexes(db) if rebuild else []
-            ids: dict[str, int] = {p: v[0] for p, v in old.items()}
-            gone = [ids.pop(p) for p in removed]
-            if rebuild:
-                for table in GRAPH_TABLES:
-                    db.execute(f"DELETE FROM {table}")
-                _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
-            else:
-                _delete_where_in(db, [
-                    "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
-                    "DELETE FROM files WHERE id IN ({})",
-                ], gone)
-                _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], [ids[p] for p in changed if p in ids])
-                _delete_where_in(db, [
-                    "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
-                    "DELETE FROM file_edges WHERE src IN ({})",
-                ], gone + [ids[r.path] for r in resolutions if r.path in ids])
-            self._write_files(db, new, changed, ids, modmap, digests)
-            self._write_resolutions(db, new, resolutions, ids)
-            for _, sql in indexes:
-                db.execute(sql)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise.
+        Workers' scratch databases are attached (never inside a transaction) and copied from in SQL."""
+        db = self.store.graph
+        aliases: dict[str, str] = {}
+        label = "writing the graph" if len(job.paths) >= SHOW_FROM else ""
+        try:
+            with self.phases("write", label):
+                for source in sources:
+                    if isinstance(source, tuple) and source[0] not in aliases:
+                        aliases[source[0]] = f"w{len(aliases)}"
+                        db.execute("ATTACH DATABASE ? AS " + aliases[source[0]], (source[0],))
+                with self.store.transaction():
+                    indexes = _drop_indexes(db) if rebuild else []
+                    if rebuild:
+                        for table in GRAPH_TABLES:
+                            db.execute(f"DELETE FROM {table}")
+                        _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
+                    else:
+                        _delete_where_in(db, [
+                            "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
+                            "DELETE FROM files WHERE id IN ({})",
+                        ], gone)
+                        _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], changed_ids)
+                        _delete_where_in(db, [
+                            "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
+                            "DELETE FROM file_edges WHERE src IN ({})",
+                        ], gone + resolved_ids)
+                    for table, insert in _INSERTS.items():
+                        for source in sources:
+                            if isinstance(source, _Rows):
+                                db.executemany(insert.format("VALUES (" + ",".join("?" * _WIDTH[table]) + ")"), getattr(source, table))
+                            else:
+                                db.execute(insert.format(f"SELECT * FROM {aliases[source[0]]}.{table}_{source[1]}"))
+                    with self.phases("create indexes", "indexing" if indexes else ""):
+                        for _, sql in indexes:
+                            db.execute(sql)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+        finally:
+            for alias in aliases.values():
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute(f"DETACH DATABASE {alias}")
+            if job.scratch:
+                shutil.rmtree(job.scratch, ignore_errors=True)
 
-    def _write_files(
-        self, db: sqlite3.Connection, new: dict[str, Entry], changed: set[str], ids: dict[str, int], modmap: ModuleMap,
-        digests: dict[str, dict[str, str]],
-    ) -> None:
-        """The row and the symbols of every changed file (their old symbols are deleted already); new ids into `ids`."""
-        for path in sorted(changed):
-            e = new[path]
-            facts = self.facts(e.blob) or UNREADABLE
-            module = modmap.module_of(path)
-            row = (e.blob, module, int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
-                   int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
-            if path in ids:
-                db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
-            else:
-                fid = db.execute(
-                    "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
-                ).lastrowid
-                assert fid is not None
-                ids[path] = fid
-            db.executemany(
-                "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (ids[path], f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
-                     json.dumps(d.bases) if d.bases else None)
-                    for d in facts.definitions
-                ],
-            )
 
-    def _write_resolutions(self, db: sqlite3.Connection, new: dict[str, Entry], resolutions: list[FileResolution], ids: dict[str, int]) -> None:
-        """Sites, imports and outgoing edges of every resolved file (their old rows are deleted already)."""
-        tests = {p for p in new if self.config.is_test(p)}
-        site_rows: list[tuple[object, ...]] = []
-        import_rows: list[tuple[object, ...]] = []
-        edge_rows: list[tuple[int, int, str, int]] = []
-        for r in resolutions:
-            fid = ids[r.path]
-            site_rows.extend(
-                (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-                 s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
-                for s in r.sites
-            )
-            import_rows.extend(
-                (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
-                for i in r.imports
-            )
-            for dst, symbols in r.uses.items():
-                if dst not in ids:
-                    continue
-                edge_rows.append((fid, ids[dst], "import", len(symbols)))
-                if r.path in tests and dst not in tests:
-                    edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
-        db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
-        db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
-        db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+#: Below this many files to re-resolve, forking resolution workers costs more than it saves.
+PARALLEL_RESOLVE = 200
+#: Runs of paths per resolution worker: handed out as workers free up, so none waits long for the last.
+CHUNKS_PER_WORKER = 6
+
+#: How each table's rows go in (`{}`: VALUES of a row, or a SELECT from a scratch table), in this order.
+_INSERTS = {
+    "files": "INSERT OR REPLACE INTO files(id, path, blob, module, is_test, iface, parsed, warnings) {}",
+    "symbols": "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) {}",
+    "sites": "INSERT INTO sites {}",
+    "imports": "INSERT INTO imports {}",
+    "edges": "INSERT OR REPLACE INTO file_edges {}",
+}
+_WIDTH = {"files": 8, "symbols": 8, "sites": 16, "imports": 8, "edges": 4}
+
+
+@dataclass
+class _Rows:
+    """Rows for the graph's tables, in the order they are written."""
+
+    files: list[tuple[object, ...]] = field(default_factory=list)
+    symbols: list[tuple[object, ...]] = field(default_factory=list)
+    sites: list[tuple[object, ...]] = field(default_factory=list)
+    imports: list[tuple[object, ...]] = field(default_factory=list)
+    edges: list[tuple[object, ...]] = field(default_factory=list)
+
+    def save(self, conn: sqlite3.Connection, chunk: int) -> None:
+        """Into a scratch database, as tables `<table>_<chunk>`."""
+        conn.execute("BEGIN")
+        for table in _INSERTS:
+            width = _WIDTH[table]
+            conn.execute(f"CREATE TABLE {table}_{chunk}({', '.join(f'c{i}' for i in range(width))})")
+            conn.executemany(f"INSERT INTO {table}_{chunk} VALUES ({','.join('?' * width)})", getattr(self, table))
+        conn.execute("COMMIT")
+
+
+@dataclass
+class _Job:
+    """One resolution: what forked workers inherit (never pickled)."""
+
+    indexer: Indexer
+    new: dict[str, Entry]
+    ids: dict[str, int]
+    changed: set[str]
+    modmap: ModuleMap
+    digests: dict[str, dict[str, str]]
+    paths: list[str]  # sorted
+    chunks: list[list[str]] = field(default_factory=list)
+    scratch: str = ""
+    _resolver: Resolver | None = None
+
+    def resolver(self) -> Resolver:
+        """One per process: its memo serves every run the process resolves."""
+        if self._resolver is None:
+            new, facts = self.new, self.indexer.facts
+            self._resolver = Resolver(self.modmap, lambda path: facts(new[path].blob) if path in new else None)
+        return self._resolver
+
+
+_JOB: _Job | None = None  # the job of forked resolution workers
+_SCRATCH: sqlite3.Connection | None = None  # a worker's scratch database
+
+
+def _resolve_worker_init(parent: int) -> None:
+    _die_with_parent(parent)
+    job = _JOB
+    assert job is not None
+    # The parent's SQLite connections are not to be used across fork: facts not decoded yet come from a store of our own.
+    job.indexer.store = Store(job.indexer.paths.git_dir, job.indexer.paths.common_dir)
+    job.indexer._warned = {}
+
+
+def _resolve_chunk(index: int) -> tuple[str, int, dict[str, tuple[str, ...]]]:
+    """In a worker: resolve run `index` of the job into this worker's scratch database."""
+    global _SCRATCH
+    job = _JOB
+    assert job is not None
+    path = os.path.join(job.scratch, f"{os.getpid()}.sqlite3")
+    if _SCRATCH is None:
+        _SCRATCH = sqlite3.connect(path, isolation_level=None)
+        _SCRATCH.execute("PRAGMA synchronous=OFF")
+    job.indexer._rows(job, job.chunks[index]).save(_SCRATCH, index)
+    warned, job.indexer._warned = job.indexer._warned, {}
+    return path, index, warned
+
+
+def _scratch_dir(store_dir: str) -> str:
+    """A fresh folder for the workers' scratch databases, inside the store; those of dead runs are removed."""
+    base = os.path.join(store_dir, "scratch")
+    ensure_dir(base)
+    for name in os.listdir(base):
+        pid = int(name) if name.isdigit() else 0
+        if pid and not _alive(pid):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    path = os.path.join(base, str(os.getpid()))
+    shutil.rmtree(path, ignore_errors=True)
+    os.mkdir(path, 0o700)
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _chunks(paths: list[str], weights: list[int], n: int) -> list[list[str]]:
+    """`paths` cut into at most `n` contiguous runs of about equal weight."""
+    total = sum(weights) or 1
+    out: list[list[str]] = [[]]
+    acc = 0
+    for path, w in zip(paths, weights):
+        if acc >= total * len(out) / n and out[-1]:
+            out.append([])
+        out[-1].append(path)
+        acc += w
+    return out
+
+
+def _decode(raw: str) -> FileFacts | None:
+    try:
+        return FileFacts.from_json(raw)
+    except (ValueError, TypeError, IndexError):
+        return None
 
 
 _WORD = re.compile(r"\w+")
