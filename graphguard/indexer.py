@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.errors import GraphguardError
 from graphguard.model import DefKind, FileFacts, IndexResult
 from graphguard.modules import ModuleMap, is_python
 from graphguard.resolve import (
@@ -319,6 +320,10 @@ class Indexer:
         with store.write_lock(self.lock_timeout):
             if self.is_current(head):  # another process did it while we waited
                 return IndexResult(head, noop=True)
+            if self._from_snapshot(head):
+                result = self._restored(head)
+                result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+                return result
             result = self._update(head)
             from graphguard.retrieval.maintain import after_index
 
@@ -326,6 +331,51 @@ class Indexer:
                 after_index(store, self.root, head)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
+
+    # snapshots of the graph at recent commits
+
+    def _from_snapshot(self, head: str) -> bool:
+        """On a big move (a checkout of another branch or release), save the graph being left, then start from
+        the saved snapshot nearest to `head` if it is nearer than the graph: True when that is `head` itself.
+        A small move (a commit) neither saves nor looks: it costs one `git diff` less than this."""
+        stored = self.store.meta("head")
+        if not stored or self.store.meta("config") != self.config.digest():
+            return False
+        distance = self._distance(stored, head)
+        if distance is not None and distance < SNAPSHOT_FROM:
+            return False
+        with self.phases("snapshots", "saving and looking for snapshots of the graph"):
+            if distance is not None and stored not in self.store.snapshots():
+                self.store.save_snapshot(stored)
+            best, best_distance = None, distance
+            for other in self.store.snapshots():
+                meta = self.store.snapshot_meta(other, ("head", "config"))
+                if meta is None or meta.get("head") != other or meta.get("config") != self.config.digest():
+                    continue
+                d = 0 if other == head else self._distance(other, head)
+                if d is not None and (best_distance is None or d < best_distance):
+                    best, best_distance = other, d
+            if best is None or not self.store.restore_snapshot(best):
+                return False
+        return best == head
+
+    def _distance(self, a: str, b: str) -> int | None:
+        """How many indexed files differ between two commits; None when git does not know one of them."""
+        try:
+            changes = git.diff(self.root, a, b)
+        except GraphguardError:
+            return None
+        return sum(1 for c in changes if is_python(c.path) and not self.config.is_excluded(c.path))
+
+    def _restored(self, head: str) -> IndexResult:
+        """What an index of `head` reports, read from the restored graph: its files and their warnings."""
+        db = self.store.graph
+        warnings = [tuple(w) for w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
+        files = 0
+        for path, raw in db.execute("SELECT path, warnings FROM files ORDER BY path"):
+            files += 1
+            warnings.extend((path, w) for w in (json.loads(raw) if raw else ()))
+        return IndexResult(head, files=files, warnings=[(str(p), str(w)) for p, w in warnings])
 
     def _update(self, head: str) -> IndexResult:
         gc.disable()
@@ -697,6 +747,8 @@ class Indexer:
                 shutil.rmtree(job.scratch, ignore_errors=True)
 
 
+#: A move of HEAD that changes at least this many indexed files saves the graph being left as a snapshot first.
+SNAPSHOT_FROM = 100
 #: Below this many files to re-resolve, forking resolution workers costs more than it saves.
 PARALLEL_RESOLVE = 200
 #: Runs of paths per resolution worker: handed out as workers free up, so none waits long for the last.
