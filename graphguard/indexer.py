@@ -11,6 +11,7 @@ import contextlib
 import gc
 import json
 import os
+import posixpath
 import re
 import shutil
 import sqlite3
@@ -18,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphguard import git
 from graphguard.config import Config
@@ -225,6 +227,8 @@ class Indexer:
         self.lock_timeout = lock_timeout
         self.config = config or load_config(self.root)
         self._tests: dict[str, bool] = {}
+        self._stored_head: str | None = None
+        self._old_map: ModuleMap | None = None
 
     # facts by blob, from this run's parse or the cache
 
@@ -320,11 +324,14 @@ class Indexer:
         with store.write_lock(self.lock_timeout):
             if self.is_current(head):  # another process did it while we waited
                 return IndexResult(head, noop=True)
-            if self._from_snapshot(head):
+            changes = self._changes(head)
+            if self._from_snapshot(head, changes):
                 result = self._restored(head)
                 result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
                 return result
-            result = self._update(head)
+            if self.store.meta("head") != self._stored_head:  # started from a snapshot: its changes, not the graph's
+                changes = self._changes(head)
+            result = self._update(head, changes)
             from graphguard.retrieval.maintain import after_index
 
             with self.phases("history and text index", "updating history and text index" if result.resolved >= SHOW_FROM else ""):
@@ -334,14 +341,28 @@ class Indexer:
 
     # snapshots of the graph at recent commits
 
-    def _from_snapshot(self, head: str) -> bool:
+    def _changes(self, head: str) -> list[git.RawChange] | None:
+        """What differs between the graph's commit and `head`; None when there is no such diff to trust: no graph,
+        another configuration, or a commit git no longer has (gc'd after a rebase, a shallow clone)."""
+        stored = self._stored_head = self.store.meta("head")
+        if not stored or self.store.meta("config") != self.config.digest():
+            return None
+        try:
+            return git.diff_tree(self.root, stored, head)
+        except GraphguardError:
+            return None
+
+    def _indexed(self, path: str) -> bool:
+        return is_python(path) and git.is_utf8_name(path) and not (self.config.exclude and self.config.is_excluded(path))
+
+    def _from_snapshot(self, head: str, changes: list[git.RawChange] | None) -> bool:
         """On a big move (a checkout of another branch or release), save the graph being left, then start from
         the saved snapshot nearest to `head` if it is nearer than the graph: True when that is `head` itself.
-        A small move (a commit) neither saves nor looks: it costs one `git diff` less than this."""
+        A small move (a commit) neither saves nor looks."""
         stored = self.store.meta("head")
         if not stored or self.store.meta("config") != self.config.digest():
             return False
-        distance = self._distance(stored, head)
+        distance = None if changes is None else sum(1 for c in changes if self._indexed(c.path))
         if distance is not None and distance < SNAPSHOT_FROM:
             return False
         with self.phases("snapshots", "saving and looking for snapshots of the graph"):
@@ -365,7 +386,7 @@ class Indexer:
             changes = git.diff(self.root, a, b)
         except GraphguardError:
             return None
-        return sum(1 for c in changes if is_python(c.path) and not self.config.is_excluded(c.path))
+        return sum(1 for c in changes if self._indexed(c.path))
 
     def _restored(self, head: str) -> IndexResult:
         """What an index of `head` reports, read from the restored graph: its files and their warnings."""
@@ -377,12 +398,65 @@ class Indexer:
             warnings.extend((path, w) for w in (json.loads(raw) if raw else ()))
         return IndexResult(head, files=files, warnings=[(str(p), str(w)) for p, w in warnings])
 
-    def _update(self, head: str) -> IndexResult:
+    def _update(self, head: str, changes: list[git.RawChange] | None) -> IndexResult:
         gc.disable()
         try:
-            return self._update_unsafe(head)
+            delta = self._delta(changes)
+            return self._update_delta(head, delta) if delta is not None else self._update_unsafe(head)
         finally:
             gc.enable()
+
+    # an update that costs the change: files modified in place, none added or removed
+
+    def _delta(self, changes: list[git.RawChange] | None) -> dict[str, Entry] | None:
+        """The indexed files `changes` modify, when that is all they do to indexed files (nothing added, removed,
+        turned into a link; not too many): then the module map stays as stored, and the update reads only rows
+        of the files concerned. None otherwise: the whole tree is listed and compared."""
+        if changes is None:
+            return None
+        modified: dict[str, Entry] = {}
+        for c in changes:
+            if not (is_python(c.path) and git.is_utf8_name(c.path)):
+                if is_python(c.path):
+                    return None
+                continue
+            if self.config.exclude and self.config.is_excluded(c.path):
+                continue
+            if c.status != "M" or not (c.old_mode.startswith("100") and c.new_mode.startswith("100")):
+                return None
+            modified[c.path] = Entry(c.path, c.new_sha)
+        return modified if len(modified) <= DELTA_MAX else None
+
+    def _update_delta(self, head: str, modified: dict[str, Entry]) -> IndexResult:
+        db = self.store.graph
+        with self.phases("list files"):
+            old: dict[str, tuple[int, str, str, str]] = {}
+            paths = sorted(modified)
+            for i in range(0, len(paths), ID_BATCH):
+                batch = paths[i : i + ID_BATCH]
+                old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
+                    f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
+            n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
+            roots = tuple(json.loads(self.store.meta("module_roots") or "[]"))
+        if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
+            return self._update_unsafe(head)
+        changed = [p for p in paths if old[p][1] != modified[p].blob]
+        parsed = self.ensure_facts(modified[p] for p in changed)
+        modmap = _StoredMap(self, roots)
+        with self.phases("find dirty"):
+            digests = {p: interface_digests(self.facts(modified[p].blob) or FileFacts()) for p in changed}
+            dirty = self._dirty(old, n_old, [], [], changed, digests, modmap)
+        ids = {p: v[0] for p, v in old.items()}
+        job = _Job(self, modified, ids, set(changed), modmap, digests, sorted(dirty), stored=True)
+        sources = self._resolve(job)
+        self._write(head, job, sources, [], [ids[p] for p in changed], [job.id_of(p) or 0 for p in dirty], None, rebuild=False)
+        warnings = [(str(p), str(w)) for p, w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
+        for path in changed:
+            f = self._facts.get(modified[path].blob)
+            warnings.extend((path, w) for w in (f.warnings if f is not None else ()))
+        return IndexResult(head, files=n_old, parsed=parsed, resolved=len(dirty), warnings=warnings)
+
+    # an update that lists the whole tree
 
     def _update_unsafe(self, head: str) -> IndexResult:
         db = self.store.graph
@@ -406,7 +480,8 @@ class Indexer:
         with self.phases("find dirty"):
             # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
             digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
-            dirty = set(new) if cold else self._dirty(old, added, removed, modified, digests, modmap)
+            self._old_map = ModuleMap.build(old) if (added or removed) and not cold else modmap
+            dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
         rebuild = dirty == set(new)
         changed = set(new) if rebuild else set(added) | set(modified)
@@ -419,7 +494,7 @@ class Indexer:
         job = _Job(self, new, ids, changed, modmap, digests, sorted(dirty | changed))
         sources = self._resolve(job)
         self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
-                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild)
+                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots)
         for e in entries:
             f = self._facts.get(e.blob)
             warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
@@ -428,24 +503,28 @@ class Indexer:
     def _dirty(
         self,
         old: dict[str, tuple[int, str, str, str]],
+        n_old: int,
         added: list[str],
         removed: list[str],
         modified: list[str],
         digests: dict[str, dict[str, str]],
         modmap: ModuleMap,
     ) -> set[str]:
-        """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
+        """Files whose resolution can differ: the changed ones and those that use a name whose interface changed.
+        `old` holds the stored rows of the changed files at least (`n_old` files are stored); the rows of the
+        files reached are added to it as the edges are followed."""
         db = self.store.graph
         gone = set(removed)
         dirty = set(added) | set(modified)
-        clean = set(old) - gone - dirty  # once empty, every file is dirty: nothing left to look for
-        # Every name a file is importable under (several roots can give it several), removed files' from the old map.
-        old_map = ModuleMap.build(old) if added or removed else modmap
-        names_of: dict[str, list[str]] = {}
-        for m in (old_map, modmap):
-            for name, paths in m.by_name.items():
-                for p in paths:
-                    names_of.setdefault(p, []).append(name)
+        fresh = set(added)
+        # Files not dirty yet; once none is left, every file is dirty: nothing left to look for.
+        clean = n_old - len(gone) - len(dirty - fresh)
+        old_map = self._old_map if (added or removed) and self._old_map is not None else modmap
+
+        def names_of(path: str) -> list[str]:
+            """Every name a file is importable under (several roots can give it several), removed files' from the old map."""
+            return [n for m in (old_map, modmap) if _in_map(m, path) for n in _names_in(m, path)]
+
         queue: list[tuple[str, set[str]]] = []
         queued: dict[str, set[str]] = {}
 
@@ -463,37 +542,40 @@ class Indexer:
             push(p, changed_names(_stored_digests(old[p][3]), digests[p]))
         if added or removed:
             affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
+            clean -= len(affected - dirty - fresh)
             dirty |= affected
-            clean -= affected
             # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
             for p in sorted(affected - set(added)):
                 push(p, {EVERY_NAME})
-        while queue and clean:
+        while queue and clean > 0:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
-            modules = sorted(set(names_of.get(path, ())) | {module})
-            for src_path, src_id, src_blob in db.execute(
-                "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
+            modules = sorted(set(names_of(path)) | {module})
+            for src_path, src_id, src_blob, src_module, src_iface in db.execute(
+                "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
+                (fid,),
             ):
+                old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
                 if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
                     continue  # gone, or dirty already with every name passed on
                 used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
-                dirty.add(src_path)
-                clean.discard(src_path)
+                if src_path not in dirty:
+                    dirty.add(src_path)
+                    clean -= 1
                 # Subclasses, re-exports and what is derived from them pass the change on.
                 push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
         return dirty - gone
 
     def _affected_by_modules(
-        self, paths: list[str], names_of: dict[str, list[str]], old_map: ModuleMap, modmap: ModuleMap
+        self, paths: list[str], names_of: Callable[[str], list[str]], old_map: ModuleMap, modmap: ModuleMap
     ) -> set[str]:
         """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently: one
         naming it, a package above it or a module below it; one under a top-level name that came or went (it
         turns from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); one not found."""
         db = self.store.graph
-        names = {n for p in paths for n in names_of.get(p, ())}
+        names = {n for p in paths for n in names_of(p)}
         prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
         tops = old_map.top_names ^ modmap.top_names
         affected = set()
@@ -613,7 +695,7 @@ class Indexer:
         from concurrent.futures.process import BrokenProcessPool
 
         global _JOB
-        job.chunks = _chunks(job.paths, [self._weight(job.new[p].blob) for p in job.paths], workers * CHUNKS_PER_WORKER)
+        job.chunks = _chunks(job.paths, [self._weight(job.blob_of(p)) for p in job.paths], workers * CHUNKS_PER_WORKER)
         job.scratch = _scratch_dir(self.store.dir)
         out: list[_Rows | tuple[str, int]] = []
         done = 0
@@ -640,9 +722,9 @@ class Indexer:
             _JOB = None
         return out
 
-    def _weight(self, sha: str) -> int:
+    def _weight(self, sha: str | None) -> int:
         """What resolving a file costs, roughly: its uses of names (decoded facts), else an average file's."""
-        f = self._facts.get(sha)
+        f = self._facts.get(sha) if sha is not None else None
         return 20 + len(f.calls) + len(f.references) + len(f.imports) if f is not None else 200
 
     def _rows(self, job: _Job, paths: list[str], tick: Callable[[int], None] | None = None) -> _Rows:
@@ -672,30 +754,32 @@ class Indexer:
         )
 
     def _resolution_rows(self, job: _Job, r: FileResolution, rows: _Rows) -> None:
-        ids = job.ids
-        fid = ids[r.path]
+        id_of = job.id_of
+        fid = id_of(r.path)
+        assert fid is not None
         rows.sites.extend(
             (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
              s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
             for s in r.sites
         )
         rows.imports.extend(
-            (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+            (fid, i.line, i.module, i.name, i.status, id_of(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
             for i in r.imports
         )
         test = self.is_test(r.path)
         for dst, symbols in r.uses.items():
-            if dst not in ids:
+            dst_id = id_of(dst)
+            if dst_id is None:
                 continue
-            rows.edges.append((fid, ids[dst], "import", len(symbols)))
+            rows.edges.append((fid, dst_id, "import", len(symbols)))
             if test and not self.is_test(dst):
-                rows.edges.append((fid, ids[dst], "test-of", len(symbols)))
+                rows.edges.append((fid, dst_id, "test-of", len(symbols)))
 
     # the write
 
     def _write(
         self, head: str, job: _Job, sources: list[_Rows | tuple[str, int]], gone: list[int], changed_ids: list[int],
-        resolved_ids: list[int], warnings: list[tuple[str, str]], *, rebuild: bool,
+        resolved_ids: list[int], warnings: list[tuple[str, str]] | None, *, rebuild: bool, roots: tuple[str, ...] | None = None,
     ) -> None:
         """One transaction: the rows of removed files go, changed files get their row and symbols, and every
         resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
@@ -738,7 +822,10 @@ class Indexer:
                             db.execute(sql)
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
-                    db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+                    if warnings is not None:  # the tree's own warnings (links, names): the same after a delta
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+                    if roots is not None:  # what a delta's module map is built on
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots', ?)", (json.dumps(roots),))
         finally:
             for alias in aliases.values():
                 with contextlib.suppress(sqlite3.Error):
@@ -747,6 +834,8 @@ class Indexer:
                 shutil.rmtree(job.scratch, ignore_errors=True)
 
 
+#: Above this many modified files, an update lists the whole tree (reading row by row would cost more).
+DELTA_MAX = 2000
 #: A move of HEAD that changes at least this many indexed files saves the graph being left as a snapshot first.
 SNAPSHOT_FROM = 100
 #: Below this many files to re-resolve, forking resolution workers costs more than it saves.
@@ -796,16 +885,39 @@ class _Job:
     modmap: ModuleMap
     digests: dict[str, dict[str, str]]
     paths: list[str]  # sorted
+    stored: bool = False  # `new` and `ids` hold the changed files only: the others are read from the graph
     chunks: list[list[str]] = field(default_factory=list)
     scratch: str = ""
     _resolver: Resolver | None = None
+    _blobs: dict[str, str | None] = field(default_factory=dict)
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
         if self._resolver is None:
-            new, facts = self.new, self.indexer.facts
-            self._resolver = Resolver(self.modmap, lambda path: facts(new[path].blob) if path in new else None)
+            blob_of, facts = self.blob_of, self.indexer.facts
+
+            def load(path: str) -> FileFacts | None:
+                blob = blob_of(path)
+                return facts(blob) if blob is not None else None
+
+            self._resolver = Resolver(self.modmap, load)
         return self._resolver
+
+    def blob_of(self, path: str) -> str | None:
+        e = self.new.get(path)
+        if e is not None or not self.stored:
+            return e.blob if e is not None else None
+        if path not in self._blobs:
+            row = self.indexer.store.graph.execute("SELECT blob, id FROM files WHERE path = ?", (path,)).fetchone()
+            self._blobs[path] = row[0] if row else None
+            if row:
+                self.ids[path] = row[1]
+        return self._blobs[path]
+
+    def id_of(self, path: str) -> int | None:
+        if path not in self.ids and self.stored:
+            self.blob_of(path)
+        return self.ids.get(path)
 
 
 _JOB: _Job | None = None  # the job of forked resolution workers
@@ -870,6 +982,128 @@ def _chunks(paths: list[str], weights: list[int], n: int) -> list[list[str]]:
         out[-1].append(path)
         acc += w
     return out
+
+
+# --- the module map of a delta -------------------------------------------------------------
+
+
+class _StoredMap(ModuleMap):
+    """The module map of the files in the graph, asked of the graph instead of built from every path: an update
+    that adds and removes no file keeps the roots (in meta) and therefore every name, so each lookup is a few
+    indexed queries of `files`, memoised. Answers as ModuleMap.build over the same paths would. Queries go
+    through the indexer's store at the time of asking: a forked worker has a store of its own."""
+
+    def __init__(self, indexer: Indexer, roots: tuple[str, ...]):
+        self._ix = indexer
+        self._named_memo: dict[str, list[str]] = {}
+        self._module_memo: dict[str, str | None] = {}
+        super().__init__(paths=frozenset(), roots=roots, by_name=_Lazy(self._named), primary=_Lazy(self._module),
+                         top_names=_Test(self._is_top), prefixes=_Test(self._is_prefix))
+
+    def _rows(self, sql: str, args: Iterable[object]) -> list[tuple[object, ...]]:
+        return list(self._ix.store.graph.execute(sql, tuple(args)))
+
+    def _named(self, name: str) -> list[str] | None:
+        if name not in self._named_memo:
+            rel = name.replace(".", "/")
+            if name.rsplit(".", 1)[-1] == "__init__":  # only a top-level __init__.py has such a name
+                candidates = ["__init__.py", "__init__.pyi"] if name == "__init__" else []
+            else:
+                candidates = [f"{r}/{rel}{tail}" if r else rel + tail for r in self.roots for tail in _TAILS]
+            found = self._rows(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(candidates))})", candidates) if candidates else []
+            self._named_memo[name] = sorted(str(row[0]) for row in found)
+        return self._named_memo[name] or None
+
+    def _module(self, path: str) -> str | None:
+        if path not in self._module_memo:
+            found = self._rows("SELECT module FROM files WHERE path = ?", (path,))
+            self._module_memo[path] = str(found[0][0]) if found else None
+        return self._module_memo[path]
+
+    def _under(self, folder: str, but: tuple[str, ...] = ()) -> bool:
+        """Is there a file below `folder` (other than `but`)?"""
+        lo = folder + "/"
+        marks = f" AND path NOT IN ({','.join('?' * len(but))})" if but else ""
+        return bool(self._rows(f"SELECT 1 FROM files WHERE path >= ? AND path < ?{marks} LIMIT 1", (lo, folder + "0", *but)))
+
+    def _is_prefix(self, name: str) -> bool:
+        """Is some module's name `name.<more>`? A file below the folder of `name` under some root, not its __init__."""
+        rel = name.replace(".", "/")
+        for r in self.roots:
+            folder = f"{r}/{rel}" if r else rel
+            if self._under(folder, (folder + "/__init__.py", folder + "/__init__.pyi")):
+                return True
+        return False
+
+    def _is_top(self, top: str) -> bool:
+        """Is some module's name `top` or `top.<more>`?"""
+        if top == "__init__":
+            return bool(self._named(top))
+        for r in self.roots:
+            base = f"{r}/{top}" if r else top
+            if self._rows("SELECT 1 FROM files WHERE path IN (?, ?) LIMIT 1", (base + ".py", base + ".pyi")) or self._under(base):
+                return True
+        return False
+
+
+_TAILS = (".py", ".pyi", "/__init__.py", "/__init__.pyi")
+
+
+class _Lazy(dict[str, Any]):
+    """A dict whose values are computed on demand (None: no such key): what ModuleMap's code reads of by_name and primary."""
+
+    def __init__(self, compute: Callable[[str], Any]):
+        super().__init__()
+        self._compute = compute
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._compute(key)
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._compute(key) is not None
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._compute(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+
+class _Test(frozenset[str]):
+    """A set known by its membership test only: what ModuleMap's code asks of top_names and prefixes."""
+
+    _test: Callable[[str], bool]
+
+    def __new__(cls, test: Callable[[str], bool]) -> _Test:  # noqa: PYI034 - a final private class
+        made = super().__new__(cls)
+        made._test = test
+        return made
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._test(key)
+
+
+def _in_map(m: ModuleMap, path: str) -> bool:
+    return isinstance(m, _StoredMap) or path in m.paths
+
+
+def _names_in(m: ModuleMap, path: str) -> list[str]:
+    """Every name `path` is importable under in `m`: as ModuleMap.build names it, from each root above it."""
+    stem = path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")]
+    if posixpath.basename(stem) == "__init__":
+        stem = posixpath.dirname(stem)
+    parts = path.split("/")[:-1]
+    roots = set(m.roots)
+    names = []
+    for root in ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if "/".join(parts[:i]) in roots] + [""]:
+        rel = stem[len(root) + 1 :] if root else stem
+        if not rel:
+            if root:
+                continue
+            rel = "__init__"
+        names.append(rel.replace("/", "."))
+    return names
 
 
 def _decode(raw: str) -> FileFacts | None:
