@@ -229,6 +229,7 @@ class Indexer:
         self._tests: dict[str, bool] = {}
         self._stored_head: str | None = None
         self._old_map: ModuleMap | None = None
+        self._unsaved: list[tuple[str, str]] = []  # parsed, not yet in the blob cache
 
     # facts by blob, from this run's parse or the cache
 
@@ -258,10 +259,11 @@ class Indexer:
             known = self._tests[path] = bool(self.config.is_test(path))
         return known
 
-    def ensure_facts(self, entries: Iterable[Entry], *, decode: bool = False) -> int:
+    def ensure_facts(self, entries: Iterable[Entry], *, decode: bool = False, defer_save: bool = False) -> int:
         """Parse every blob of `entries` the cache does not hold; return how many were parsed. With `decode`,
         their facts are decoded as the workers hand them over (while the others still parse) rather than
-        when resolution first asks."""
+        when resolution first asks. With `defer_save`, they go to the blob cache at `save_facts()`: while
+        resolution workers run, when there are any."""
         wanted = {e.blob for e in entries}
         missing = sorted(wanted - self.store.known_blobs(wanted))
         if not missing:
@@ -282,9 +284,16 @@ class Indexer:
                 else:
                     self._raw.update(chunk)
                 tick(len(parsed))
-        with self.phases("save facts"):
-            self.store.save_facts(parsed)
+        self._unsaved.extend(parsed)
+        if not defer_save:
+            self.save_facts()
         return len(parsed)
+
+    def save_facts(self) -> None:
+        if self._unsaved:
+            with self.phases("save facts"):
+                self.store.save_facts(self._unsaved)
+            self._unsaved = []
 
     # the snapshot
 
@@ -468,7 +477,7 @@ class Indexer:
         removed = [p for p in old if p not in new]
         modified = [p for p in new if p in old and old[p][1] != new[p].blob]
         # A first index decodes the facts while they are parsed: resolution needs every one of them.
-        parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old)
+        parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old, defer_save=True)
 
         with self.phases("module map"):
             modmap = ModuleMap.build(new)
@@ -493,6 +502,7 @@ class Indexer:
             next_id += 1
         job = _Job(self, new, ids, changed, modmap, digests, sorted(dirty | changed))
         sources = self._resolve(job)
+        self.save_facts()
         self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
                     [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots)
         for e in entries:
@@ -704,6 +714,7 @@ class Indexer:
                                    initializer=_resolve_worker_init, initargs=(os.getpid(),))
         try:
             futures = [pool.submit(_resolve_chunk, i) for i in range(len(job.chunks))]
+            self.save_facts()  # the workers exist (forked at the first submit): this process is free meanwhile
             for i, future in enumerate(futures):
                 scratch, index, warned = future.result()
                 assert index == i
@@ -817,7 +828,7 @@ class Indexer:
                                 db.executemany(insert.format("VALUES (" + ",".join("?" * _WIDTH[table]) + ")"), getattr(source, table))
                             else:
                                 db.execute(insert.format(f"SELECT * FROM {aliases[source[0]]}.{table}_{source[1]}"))
-                    with self.phases("create indexes", "indexing" if indexes else ""):
+                    with self.phases("create indexes"):  # within the line of the write
                         for _, sql in indexes:
                             db.execute(sql)
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
