@@ -377,13 +377,14 @@ class Indexer:
         with self.phases("snapshots", "saving and looking for snapshots of the graph"):
             if distance is not None and stored not in self.store.snapshots():
                 self.store.save_snapshot(stored)
-            best, best_distance = None, distance
+            # Where the graph's own distance is unknown (its commit is gone), only a near snapshot is a better start.
+            best, best_distance = None, distance if distance is not None else SNAPSHOT_FROM
             for other in self.store.snapshots():
                 meta = self.store.snapshot_meta(other, ("head", "config"))
                 if meta is None or meta.get("head") != other or meta.get("config") != self.config.digest():
                     continue
                 d = 0 if other == head else self._distance(other, head)
-                if d is not None and (best_distance is None or d < best_distance):
+                if d is not None and d < best_distance:
                     best, best_distance = other, d
             if best is None or not self.store.restore_snapshot(best):
                 return False
