@@ -1,6 +1,8 @@
 """Benchmark of the graph on Django 5.2.8 (whole-process wall times, medians).
 
     python bench/index_bench.py [--runs N] [--project django==5.2.8]
+    python bench/index_bench.py --cold REPO [--runs N]       cold index against the raw parse, per phase
+    python bench/index_bench.py --switch REPO --to REV [--runs N]   HEAD -> REV -> back, each refresh timed
 
 Downloads the sdist with pip, makes it a git repository under bench/.cache, then
 times `graphguard` as a user runs it: cold index, no-op index, index after a
@@ -73,13 +75,131 @@ def drop_graph(repo: str, blobs_too: bool) -> None:
             os.remove(path)
 
 
+# --- cold index against the raw tree-sitter parse and query of the same files -------------------------------
+
+#: Runs in the repository: a cold `ensure_current` (what `graphguard index` does), then one JSON line with the
+#: indexer's time per phase, the total, and the peak RSS of this process and of its workers.
+COLD_DRIVER = """
+import json, resource, sys, time
+import graphguard.indexer as ix
+from graphguard.repo import ensure_current, open_repo
+seen = []
+update = ix.Indexer.update
+def spy(self, head=None):
+    seen.append(self)
+    return update(self, head)
+ix.Indexer.update = spy
+t = time.perf_counter()
+result = ensure_current(open_repo("."), progress=False)
+total = time.perf_counter() - t
+rss = [resource.getrusage(who).ru_maxrss / 1024 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+print(json.dumps({"phases": seen[0].phases.times, "total": total, "files": result.files, "rss_mb": rss}))
+"""
+
+
+def _raw_chunk(chunk: list[bytes]) -> None:
+    from graphguard.languages import python, treesitter
+
+    for data in chunk:
+        treesitter.matches(python.QUERY, treesitter.parse(data).root_node)
+
+
+def raw_parse(blobs: list[bytes], workers: int) -> float:
+    """Seconds to parse and query every blob with tree-sitter alone: in this process, or in `workers` forked
+    processes with the indexer's chunking (big files first, interleaved chunks of CHUNK)."""
+    from graphguard.indexer import CHUNK
+
+    t = time.perf_counter()
+    if workers == 1:
+        _raw_chunk(blobs)
+        return time.perf_counter() - t
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ordered = sorted(blobs, key=len, reverse=True)
+    n = max(1, len(ordered) // CHUNK)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(_raw_chunk, [ordered[i::n] for i in range(n)]))
+    return time.perf_counter() - t
+
+
+def head_blobs(repo: str) -> list[bytes]:
+    """The distinct blobs of the Python files at HEAD: what a cold index parses."""
+    from graphguard import git
+    from graphguard.modules import is_python
+
+    shas = sorted({e.sha for e in git.ls_tree(repo, "HEAD") if is_python(e.path) and e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE)})
+    return [data for _, data in git.read_blobs(repo, shas)]
+
+
+def cold_vs_raw(repo: str, runs: int) -> None:
+    """Alternating in each run: raw parse+query serial, raw parallel, cold index (a fresh process). Medians."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    from graphguard.languages import python, treesitter
+
+    blobs = head_blobs(repo)
+    treesitter.matches(python.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing
+    workers = min(os.cpu_count() or 1, 8)
+    serial, parallel, wall, totals, phases, rss = [], [], [], [], [], []
+    for _ in range(runs):
+        serial.append(raw_parse(blobs, 1))
+        parallel.append(raw_parse(blobs, workers))
+        shutil.rmtree(os.path.join(repo, ".git", "graphguard"), ignore_errors=True)
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", COLD_DRIVER], cwd=repo, capture_output=True, check=True).stdout
+        wall.append(time.perf_counter() - t)
+        report = json.loads(out.decode().strip().splitlines()[-1])
+        totals.append(report["total"])
+        phases.append(report["phases"])
+        rss.append(report["rss_mb"])
+    med = statistics.median
+    print(f"\n{repo}: {len(blobs)} distinct blobs, {runs} runs, {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print(f"| {'measure':<44} | {'median':>8} | {'min':>8} |")
+    print(f"|{'-' * 46}|{'-' * 10}|{'-' * 10}|")
+    rows = [("raw tree-sitter parse+query, serial (1 core)", serial), (f"raw tree-sitter parse+query, {workers} workers", parallel),
+            ("cold index, whole process", wall), ("cold index, in process", totals)]
+    names = sorted({name for p in phases for name in p}, key=lambda n: -med([p.get(n, 0.0) for p in phases]))
+    rows += [(f"  phase: {name}", [p.get(name, 0.0) for p in phases]) for name in names]
+    for name, values in rows:
+        print(f"| {name:<44} | {med(values):>6.2f} s | {min(values):>6.2f} s |")
+    print(f"\ncold index / raw serial: {med(wall) / med(serial):.2f}x (target <= 2.5x); "
+          f"/ raw {workers} workers: {med(wall) / med(parallel):.2f}x")
+    print(f"peak RSS: indexer {max(r[0] for r in rss):.0f} MB, largest worker {max(r[1] for r in rss):.0f} MB; "
+          f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def switch(repo: str, to: str, runs: int) -> None:
+    """From the current branch to `to` and back, `graphguard index` after each checkout: the first round fills
+    the snapshots; the back-and-forth after it is what a user switching branches pays."""
+    start = sh("git", "symbolic-ref", "--short", "HEAD", cwd=repo).stdout.decode().strip()
+    back, there = [], []
+    sh(*GG, "index", cwd=repo)
+    for _ in range(runs):
+        sh("git", "checkout", "-q", to, cwd=repo)
+        there.append(timed([*GG, "index"], repo))
+        sh("git", "checkout", "-q", start, cwd=repo)
+        back.append(timed([*GG, "index"], repo))
+    print(f"\n{repo}: {start} -> {to} -> {start}, {runs} rounds, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"to {to}: {', '.join(f'{v:.2f}' for v in there)} s; back to {start}: {', '.join(f'{v:.2f}' for v in back)} s"
+          f" (first round fills the snapshots; target <= 2 s after it)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--cold", metavar="REPO", help="cold index against the raw parse of the same files, per phase")
+    ap.add_argument("--switch", metavar="REPO", help="time `index` after checkouts of --to and back")
+    ap.add_argument("--to", default="rel_1_4_0")
     ap.add_argument("--project", default="django==5.2.8")
     ap.add_argument("--function", default="django.utils.timezone.now", help="the symbol whose callers are timed")
     ap.add_argument("--edit", default="django/utils/text.py", help="the file a one-file commit touches")
     args = ap.parse_args()
+    if args.cold:
+        cold_vs_raw(os.path.abspath(args.cold), args.runs)
+        return
+    if args.switch:
+        switch(os.path.abspath(args.switch), args.to, args.runs)
+        return
     repo = fetch(args.project)
     n_files = sum(1 for _ in glob.iglob(os.path.join(repo, "**", "*.py"), recursive=True))
     rows: list[tuple[str, list[float], str]] = []

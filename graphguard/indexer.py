@@ -7,19 +7,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
+import posixpath
 import re
+import shutil
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.errors import GraphguardError
 from graphguard.model import DefKind, FileFacts, IndexResult
 from graphguard.modules import ModuleMap, is_python
 from graphguard.resolve import (
@@ -29,7 +34,7 @@ from graphguard.resolve import (
     changed_names,
     interface_digests,
 )
-from graphguard.store import Store
+from graphguard.store import Store, ensure_dir
 
 #: The facts of a file whose blob git could not give (a missing object, a shallow or damaged clone).
 UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not parsed",), parsed=False)
@@ -60,15 +65,6 @@ def parse_blob(data: bytes) -> str:
 def _parse_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     gc.disable()  # millions of short-lived nodes; the cyclic collector only slows this down
     return [(sha, parse_blob(data)) for sha, data in chunk]
-
-
-def _parse_serially(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None, done: int, total: int) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for i, (sha, data) in enumerate(blobs, done + 1):
-        out.append((sha, parse_blob(data)))
-        if progress and i % 50 == 0:
-            progress(i, total)
-    return out
 
 
 #: prctl(2) option: the signal a process gets when the thread that forked it dies.
@@ -114,14 +110,16 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
-    """(sha, facts JSON) for each blob: in worker processes when there are many. Workers die with
-    this process and never hold the write lock (store.Lock); if one dies (the OOM killer), the
-    chunks it left are parsed here, after a warning."""
+def _parse_stream(blobs: list[tuple[str, bytes]]) -> Iterator[list[tuple[str, str]]]:
+    """(sha, facts JSON) of the blobs, a chunk at a time as workers finish them (in this process when there
+    are few). Workers die with this process and never hold the write lock (store.Lock); if one dies (the OOM
+    killer), the chunks it left are parsed here, after a warning."""
     total = len(blobs)
     workers = min(os.cpu_count() or 1, 8)
     if total < PARALLEL_THRESHOLD or workers < 2 or not _can_fork():
-        return _parse_serially(blobs, progress, 0, total)
+        for i in range(0, total, CHUNK):
+            yield [(sha, parse_blob(data)) for sha, data in blobs[i : i + CHUNK]]
+        return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -130,25 +128,33 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
     blobs = sorted(blobs, key=lambda b: -len(b[1]))
     n = max(1, total // CHUNK)
     chunks = [blobs[i::n] for i in range(n)]
-    out: list[tuple[str, str]] = []
     left: list[tuple[str, bytes]] = []
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
         futures = [pool.submit(_parse_chunk, chunk) for chunk in chunks]
         for chunk, future in zip(chunks, futures):
             try:
-                out.extend(future.result())
+                done = future.result()
             except BrokenProcessPool:
                 left.extend(chunk)
                 continue
-            if progress:
-                progress(len(out), total)
+            yield done
     finally:
         pool.shutdown(cancel_futures=True)
     if left:
         print(f"graphguard: warning: a parse worker died (killed, or out of memory?); parsing the {len(left)} files"
               " it had not done in this process", file=sys.stderr)
-        out.extend(_parse_serially(left, progress, len(out), total))
+        for i in range(0, len(left), CHUNK):
+            yield [(sha, parse_blob(data)) for sha, data in left[i : i + CHUNK]]
+
+
+def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
+    """(sha, facts JSON) for each blob: in worker processes when there are many (see _parse_stream)."""
+    out: list[tuple[str, str]] = []
+    for chunk in _parse_stream(blobs):
+        out.extend(chunk)
+        if progress:
+            progress(len(out), len(blobs))
     return out
 
 
@@ -163,6 +169,48 @@ def _stored_digests(raw: str | None) -> dict[str, str]:
     return value if isinstance(value, dict) else {EVERY_NAME: ""}
 
 
+class Phases:
+    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, one
+    stderr line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and ends with
+    the phase's time."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.times: dict[str, float] = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    @contextlib.contextmanager
+    def __call__(self, name: str, label: str = "", total: int = 0) -> Iterator[Callable[[int], None]]:
+        """Time the phase `name`; on a terminal (and with a `label`) show its line. Yields `tick(done)`."""
+        start = time.perf_counter()
+        shown = self.show and bool(label)
+        last = 0.0
+
+        def tick(done: int) -> None:
+            nonlocal last
+            now = time.perf_counter()
+            if shown and (now - last >= 0.1 or done >= total):
+                last = now
+                print(f"\rgraphguard: {label} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+        if shown:
+            print(f"\rgraphguard: {label}" + (f" 0/{total}" if total else "..."), end="", file=sys.stderr, flush=True)
+        try:
+            yield tick
+        finally:
+            elapsed = time.perf_counter() - start
+            self.add(name, elapsed)
+            if shown:
+                count = f" {total}/{total}" if total else ""
+                print(f"\rgraphguard: {label}{count} in {elapsed:.1f} s\x1b[K", file=sys.stderr, flush=True)
+
+
+#: Below this many files to parse or re-resolve, an update shows no progress lines (it is over at once).
+SHOW_FROM = 50
+
+
 class Indexer:
     def __init__(
         self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0, config: Config | None = None
@@ -171,10 +219,17 @@ class Indexer:
         self.root = paths.root
         self.store = store
         self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
+        self.phases = Phases(self.progress)
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
+        # Warnings of the facts that resolution workers decoded (the parent never sees those facts).
+        self._warned: dict[str, tuple[str, ...]] = {}
         self.lock_timeout = lock_timeout
         self.config = config or load_config(self.root)
+        self._tests: dict[str, bool] = {}
+        self._stored_head: str | None = None
+        self._old_map: ModuleMap | None = None
+        self._unsaved: list[tuple[str, str]] = []  # parsed, not yet in the blob cache
 
     # facts by blob, from this run's parse or the cache
 
@@ -185,11 +240,12 @@ class Indexer:
             raw = self._raw.pop(sha, None) or self.store.load_facts(sha) or self._reparse(sha)
             if raw is None:
                 return None
-            try:
-                f = FileFacts.from_json(raw)
-            except (ValueError, TypeError, IndexError):
+            f = _decode(raw)
+            if f is None:
                 return None
             self._facts[sha] = f
+            if f.warnings:
+                self._warned[sha] = f.warnings
         return f
 
     def _reparse(self, sha: str) -> str | None:
@@ -197,23 +253,47 @@ class Indexer:
         self.store.save_facts(parsed)
         return parsed[0][1] if parsed else None
 
-    def ensure_facts(self, entries: Iterable[Entry]) -> int:
-        """Parse every blob of `entries` the cache does not hold; return how many were parsed."""
+    def is_test(self, path: str) -> bool:
+        known = self._tests.get(path)
+        if known is None:
+            known = self._tests[path] = bool(self.config.is_test(path))
+        return known
+
+    def ensure_facts(self, entries: Iterable[Entry], *, decode: bool = False, defer_save: bool = False) -> int:
+        """Parse every blob of `entries` the cache does not hold; return how many were parsed. With `decode`,
+        their facts are decoded as the workers hand them over (while the others still parse) rather than
+        when resolution first asks. With `defer_save`, they go to the blob cache at `save_facts()`: while
+        resolution workers run, when there are any."""
         wanted = {e.blob for e in entries}
         missing = sorted(wanted - self.store.known_blobs(wanted))
         if not missing:
             return 0
         blobs = list(git.read_blobs(self.root, missing))
-        parsed = parse_blobs(blobs, self._report if self.progress else None)
-        if self.progress:
-            print(file=sys.stderr)
-        self.store.save_facts(parsed)
-        for sha, raw in parsed:
-            self._raw[sha] = raw
+        parsed: list[tuple[str, str]] = []
+        label = "parsing" if len(blobs) >= SHOW_FROM else ""
+        with self.phases("parse", label, len(blobs)) as tick:
+            for chunk in _parse_stream(blobs):
+                parsed.extend(chunk)
+                if decode:
+                    t = time.perf_counter()
+                    for sha, raw in chunk:
+                        f = _decode(raw)
+                        if f is not None:
+                            self._facts[sha] = f
+                    self.phases.add("decode (in parse)", time.perf_counter() - t)
+                else:
+                    self._raw.update(chunk)
+                tick(len(parsed))
+        self._unsaved.extend(parsed)
+        if not defer_save:
+            self.save_facts()
         return len(parsed)
 
-    def _report(self, done: int, total: int) -> None:
-        print(f"\rgraphguard: parsed {done}/{total} files", end="", file=sys.stderr, flush=True)
+    def save_facts(self) -> None:
+        if self._unsaved:
+            with self.phases("save facts"):
+                self.store.save_facts(self._unsaved)
+            self._unsaved = []
 
     # the snapshot
 
@@ -253,74 +333,209 @@ class Indexer:
         with store.write_lock(self.lock_timeout):
             if self.is_current(head):  # another process did it while we waited
                 return IndexResult(head, noop=True)
-            result = self._update(head)
+            changes = self._changes(head)
+            if self._from_snapshot(head, changes):
+                result = self._restored(head)
+                result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+                return result
+            if self.store.meta("head") != self._stored_head:  # started from a snapshot: its changes, not the graph's
+                changes = self._changes(head)
+            result = self._update(head, changes)
             from graphguard.retrieval.maintain import after_index
 
-            after_index(store, self.root, head)
+            with self.phases("history and text index", "updating history and text index" if result.resolved >= SHOW_FROM else ""):
+                after_index(store, self.root, head)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
 
-    def _update(self, head: str) -> IndexResult:
+    # snapshots of the graph at recent commits
+
+    def _changes(self, head: str) -> list[git.RawChange] | None:
+        """What differs between the graph's commit and `head`; None when there is no such diff to trust: no graph,
+        another configuration, or a commit git no longer has (gc'd after a rebase, a shallow clone)."""
+        stored = self._stored_head = self.store.meta("head")
+        if not stored or self.store.meta("config") != self.config.digest():
+            return None
+        try:
+            return git.diff_tree(self.root, stored, head)
+        except GraphguardError:
+            return None
+
+    def _indexed(self, path: str) -> bool:
+        return is_python(path) and git.is_utf8_name(path) and not (self.config.exclude and self.config.is_excluded(path))
+
+    def _from_snapshot(self, head: str, changes: list[git.RawChange] | None) -> bool:
+        """On a big move (a checkout of another branch or release), save the graph being left, then start from
+        the saved snapshot nearest to `head` if it is nearer than the graph: True when that is `head` itself.
+        A small move (a commit) neither saves nor looks."""
+        stored = self.store.meta("head")
+        if not stored or self.store.meta("config") != self.config.digest():
+            return False
+        distance = None if changes is None else sum(1 for c in changes if self._indexed(c.path))
+        if distance is not None and distance < SNAPSHOT_FROM:
+            return False
+        with self.phases("snapshots", "saving and looking for snapshots of the graph"):
+            if distance is not None and stored not in self.store.snapshots():
+                self.store.save_snapshot(stored)
+            # Where the graph's own distance is unknown (its commit is gone), only a near snapshot is a better start.
+            best, best_distance = None, distance if distance is not None else SNAPSHOT_FROM
+            for other in self.store.snapshots():
+                meta = self.store.snapshot_meta(other, ("head", "config"))
+                if meta is None or meta.get("head") != other or meta.get("config") != self.config.digest():
+                    continue
+                d = 0 if other == head else self._distance(other, head)
+                if d is not None and d < best_distance:
+                    best, best_distance = other, d
+            if best is None or not self.store.restore_snapshot(best):
+                return False
+        return best == head
+
+    def _distance(self, a: str, b: str) -> int | None:
+        """How many indexed files differ between two commits; None when git does not know one of them."""
+        try:
+            changes = git.diff(self.root, a, b)
+        except GraphguardError:
+            return None
+        return sum(1 for c in changes if self._indexed(c.path))
+
+    def _restored(self, head: str) -> IndexResult:
+        """What an index of `head` reports, read from the restored graph: its files and their warnings."""
+        db = self.store.graph
+        warnings = [tuple(w) for w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
+        files = 0
+        for path, raw in db.execute("SELECT path, warnings FROM files ORDER BY path"):
+            files += 1
+            warnings.extend((path, w) for w in (json.loads(raw) if raw else ()))
+        return IndexResult(head, files=files, warnings=[(str(p), str(w)) for p, w in warnings])
+
+    def _update(self, head: str, changes: list[git.RawChange] | None) -> IndexResult:
         gc.disable()
         try:
-            return self._update_unsafe(head)
+            delta = self._delta(changes)
+            return self._update_delta(head, delta) if delta is not None else self._update_unsafe(head)
         finally:
             gc.enable()
 
+    # an update that costs the change: files modified in place, none added or removed
+
+    def _delta(self, changes: list[git.RawChange] | None) -> dict[str, Entry] | None:
+        """The indexed files `changes` modify, when that is all they do to indexed files (nothing added, removed,
+        turned into a link; not too many): then the module map stays as stored, and the update reads only rows
+        of the files concerned. None otherwise: the whole tree is listed and compared."""
+        if changes is None:
+            return None
+        modified: dict[str, Entry] = {}
+        for c in changes:
+            if not (is_python(c.path) and git.is_utf8_name(c.path)):
+                if is_python(c.path):
+                    return None
+                continue
+            if self.config.exclude and self.config.is_excluded(c.path):
+                continue
+            if c.status != "M" or not (c.old_mode.startswith("100") and c.new_mode.startswith("100")):
+                return None
+            modified[c.path] = Entry(c.path, c.new_sha)
+        return modified if len(modified) <= DELTA_MAX else None
+
+    def _update_delta(self, head: str, modified: dict[str, Entry]) -> IndexResult:
+        db = self.store.graph
+        with self.phases("list files"):
+            old: dict[str, tuple[int, str, str, str]] = {}
+            paths = sorted(modified)
+            for i in range(0, len(paths), ID_BATCH):
+                batch = paths[i : i + ID_BATCH]
+                old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
+                    f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
+            n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
+            roots = tuple(json.loads(self.store.meta("module_roots") or "[]"))
+        if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
+            return self._update_unsafe(head)
+        changed = [p for p in paths if old[p][1] != modified[p].blob]
+        parsed = self.ensure_facts(modified[p] for p in changed)
+        modmap = _StoredMap(self, roots)
+        with self.phases("find dirty"):
+            digests = {p: interface_digests(self.facts(modified[p].blob) or FileFacts()) for p in changed}
+            dirty = self._dirty(old, n_old, [], [], changed, digests, modmap)
+        ids = {p: v[0] for p, v in old.items()}
+        job = _Job(self, modified, ids, set(changed), modmap, digests, sorted(dirty), stored=True)
+        sources = self._resolve(job)
+        self._write(head, job, sources, [], [ids[p] for p in changed], [job.id_of(p) or 0 for p in dirty], None, rebuild=False)
+        warnings = [(str(p), str(w)) for p, w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
+        for path in changed:
+            f = self._facts.get(modified[path].blob)
+            warnings.extend((path, w) for w in (f.warnings if f is not None else ()))
+        return IndexResult(head, files=n_old, parsed=parsed, resolved=len(dirty), warnings=warnings)
+
+    # an update that lists the whole tree
+
     def _update_unsafe(self, head: str) -> IndexResult:
         db = self.store.graph
-        entries, warnings = self.snapshot(head)
-        new = {e.path: e for e in entries}
-        old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+        with self.phases("list files"):
+            entries, warnings = self.snapshot(head)
+            new = {e.path: e for e in entries}
+            old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
         added = [p for p in new if p not in old]
         removed = [p for p in old if p not in new]
         modified = [p for p in new if p in old and old[p][1] != new[p].blob]
-        parsed = self.ensure_facts(new[p] for p in added + modified)
+        # A first index decodes the facts while they are parsed: resolution needs every one of them.
+        parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old, defer_save=True)
 
-        modmap = ModuleMap.build(new)
-        cold = (
-            not old
-            or self.store.meta("config") != self.config.digest()
-            or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
-        )
-        digests = {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
-        if cold:
-            dirty = set(new)
-        else:
-            dirty = self._dirty(old, added, removed, modified, digests, modmap)
-        resolver = Resolver(modmap, lambda path: self.facts(new[path].blob) if path in new else None)
-        resolutions = [resolver.resolve_file(p) for p in sorted(dirty)]
+        with self.phases("module map"):
+            modmap = ModuleMap.build(new)
+            cold = (
+                not old
+                or self.store.meta("config") != self.config.digest()
+                or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+            )
+        with self.phases("find dirty"):
+            # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
+            digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
+            self._old_map = ModuleMap.build(old) if (added or removed) and not cold else modmap
+            dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
         rebuild = dirty == set(new)
         changed = set(new) if rebuild else set(added) | set(modified)
-        self._write(head, new, old, removed, changed, resolutions, modmap, digests, warnings, rebuild=rebuild)
+        gone = set(removed)
+        ids = {p: v[0] for p, v in old.items() if p not in gone}
+        next_id = max(ids.values(), default=0) + 1
+        for path in sorted(changed - ids.keys()):  # the ids SQLite would give them, in the order it would
+            ids[path] = next_id
+            next_id += 1
+        job = _Job(self, new, ids, changed, modmap, digests, sorted(dirty | changed))
+        sources = self._resolve(job)
+        self.save_facts()
+        self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
+                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots)
         for e in entries:
             f = self._facts.get(e.blob)
-            if f is not None:
-                warnings.extend((e.path, w) for w in f.warnings)
+            warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
         return IndexResult(head, files=len(new), parsed=parsed, resolved=len(dirty), warnings=warnings)
 
     def _dirty(
         self,
         old: dict[str, tuple[int, str, str, str]],
+        n_old: int,
         added: list[str],
         removed: list[str],
         modified: list[str],
         digests: dict[str, dict[str, str]],
         modmap: ModuleMap,
     ) -> set[str]:
-        """Files whose resolution can differ: the changed ones and those that use a name whose interface changed."""
+        """Files whose resolution can differ: the changed ones and those that use a name whose interface changed.
+        `old` holds the stored rows of the changed files at least (`n_old` files are stored); the rows of the
+        files reached are added to it as the edges are followed."""
         db = self.store.graph
         gone = set(removed)
         dirty = set(added) | set(modified)
-        clean = set(old) - gone - dirty  # once empty, every file is dirty: nothing left to look for
-        # Every name a file is importable under (several roots can give it several), removed files' from the old map.
-        old_map = ModuleMap.build(old) if added or removed else modmap
-        names_of: dict[str, list[str]] = {}
-        for m in (old_map, modmap):
-            for name, paths in m.by_name.items():
-                for p in paths:
-                    names_of.setdefault(p, []).append(name)
+        fresh = set(added)
+        # Files not dirty yet; once none is left, every file is dirty: nothing left to look for.
+        clean = n_old - len(gone) - len(dirty - fresh)
+        old_map = self._old_map if (added or removed) and self._old_map is not None else modmap
+
+        def names_of(path: str) -> list[str]:
+            """Every name a file is importable under (several roots can give it several), removed files' from the old map."""
+            return [n for m in (old_map, modmap) if _in_map(m, path) for n in _names_in(m, path)]
+
         queue: list[tuple[str, set[str]]] = []
         queued: dict[str, set[str]] = {}
 
@@ -338,37 +553,40 @@ class Indexer:
             push(p, changed_names(_stored_digests(old[p][3]), digests[p]))
         if added or removed:
             affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
+            clean -= len(affected - dirty - fresh)
             dirty |= affected
-            clean -= affected
             # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
             for p in sorted(affected - set(added)):
                 push(p, {EVERY_NAME})
-        while queue and clean:
+        while queue and clean > 0:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
-            modules = sorted(set(names_of.get(path, ())) | {module})
-            for src_path, src_id, src_blob in db.execute(
-                "SELECT f.path, f.id, f.blob FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'", (fid,)
+            modules = sorted(set(names_of(path)) | {module})
+            for src_path, src_id, src_blob, src_module, src_iface in db.execute(
+                "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
+                (fid,),
             ):
+                old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
                 if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
                     continue  # gone, or dirty already with every name passed on
                 used = self._uses_names(src_id, src_blob, module, modules, names)
                 if not used:
                     continue
-                dirty.add(src_path)
-                clean.discard(src_path)
+                if src_path not in dirty:
+                    dirty.add(src_path)
+                    clean -= 1
                 # Subclasses, re-exports and what is derived from them pass the change on.
                 push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
         return dirty - gone
 
     def _affected_by_modules(
-        self, paths: list[str], names_of: dict[str, list[str]], old_map: ModuleMap, modmap: ModuleMap
+        self, paths: list[str], names_of: Callable[[str], list[str]], old_map: ModuleMap, modmap: ModuleMap
     ) -> set[str]:
         """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently: one
         naming it, a package above it or a module below it; one under a top-level name that came or went (it
         turns from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); one not found."""
         db = self.store.graph
-        names = {n for p in paths for n in names_of.get(p, ())}
+        names = {n for p in paths for n in names_of(p)}
         prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
         tops = old_map.top_names ^ modmap.top_names
         affected = set()
@@ -464,104 +682,447 @@ class Indexer:
         every = EVERY_NAME in names
         return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (every or i.name is not None and i.name in names)}
 
+    # resolution: in forked workers when there are many files
+
+    def _resolve(self, job: _Job) -> list[_Rows | tuple[str, int]]:
+        """The rows of every file of `job`, per chunk in order: rows in memory, or (scratch database, chunk)
+        where a worker left them."""
+        paths = job.paths
+        label = "resolving" if len(paths) >= SHOW_FROM else ""
+        workers = min(os.cpu_count() or 1, 8)
+        with self.phases("resolve", label, len(paths)) as tick:
+            if len(paths) < PARALLEL_RESOLVE or workers < 2 or not _can_fork():
+                rows = self._rows(job, paths, tick)
+                return [rows]
+            return self._resolve_in_workers(job, workers, tick)
+
+    def _resolve_in_workers(self, job: _Job, workers: int, tick: Callable[[int], None]) -> list[_Rows | tuple[str, int]]:
+        """Fork workers that share this process's facts (copy-on-write) and resolve contiguous runs of the
+        sorted paths; each writes its rows to a scratch database of its own, which `_write` copies from in
+        the runs' order, so the graph is row for row the one a serial run writes. Workers die with this
+        process, never hold the write lock and never touch the graph; if one dies, every run is redone here."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        global _JOB
+        job.chunks = _chunks(job.paths, [self._weight(job.blob_of(p)) for p in job.paths], workers * CHUNKS_PER_WORKER)
+        job.scratch = _scratch_dir(self.store.dir)
+        out: list[_Rows | tuple[str, int]] = []
+        done = 0
+        _JOB = job
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_resolve_worker_init, initargs=(os.getpid(),))
+        try:
+            futures = [pool.submit(_resolve_chunk, i) for i in range(len(job.chunks))]
+            self.save_facts()  # the workers exist (forked at the first submit): this process is free meanwhile
+            for i, future in enumerate(futures):
+                scratch, index, warned = future.result()
+                assert index == i
+                self._warned.update(warned)
+                out.append((scratch, index))
+                done += len(job.chunks[i])
+                tick(done)
+        except BrokenProcessPool:
+            print("graphguard: warning: a resolution worker died (killed, or out of memory?); resolving in this process",
+                  file=sys.stderr)
+            shutil.rmtree(job.scratch, ignore_errors=True)
+            job.scratch = ""
+            out = [self._rows(job, job.paths, tick)]
+        finally:
+            pool.shutdown(cancel_futures=True)
+            _JOB = None
+        return out
+
+    def _weight(self, sha: str | None) -> int:
+        """What resolving a file costs, roughly: its uses of names (decoded facts), else an average file's."""
+        f = self._facts.get(sha) if sha is not None else None
+        return 20 + len(f.calls) + len(f.references) + len(f.imports) if f is not None else 200
+
+    def _rows(self, job: _Job, paths: list[str], tick: Callable[[int], None] | None = None) -> _Rows:
+        """The rows of `paths` (sorted): a changed file's row and symbols, and every file's sites, imports and edges."""
+        rows = _Rows()
+        for path in paths:
+            if path in job.changed:
+                self._file_rows(job, path, rows)
+        resolver = job.resolver()
+        for i, path in enumerate(paths, 1):
+            self._resolution_rows(job, resolver.resolve_file(path), rows)
+            if tick and i % 50 == 0:
+                tick(i)
+        return rows
+
+    def _file_rows(self, job: _Job, path: str, rows: _Rows) -> None:
+        e = job.new[path]
+        facts = self.facts(e.blob) or UNREADABLE
+        module = job.modmap.module_of(path)
+        fid = job.ids[path]
+        rows.files.append((fid, path, e.blob, module, int(self.is_test(path)), json.dumps(job.digests.get(path) or interface_digests(facts)),
+                           int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None))
+        rows.symbols.extend(
+            (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+             json.dumps(d.bases) if d.bases else None)
+            for d in facts.definitions
+        )
+
+    def _resolution_rows(self, job: _Job, r: FileResolution, rows: _Rows) -> None:
+        id_of = job.id_of
+        fid = id_of(r.path)
+        assert fid is not None
+        rows.sites.extend(
+            (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
+             s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
+            for s in r.sites
+        )
+        rows.imports.extend(
+            (fid, i.line, i.module, i.name, i.status, id_of(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+            for i in r.imports
+        )
+        test = self.is_test(r.path)
+        for dst, symbols in r.uses.items():
+            dst_id = id_of(dst)
+            if dst_id is None:
+                continue
+            rows.edges.append((fid, dst_id, "import", len(symbols)))
+            if test and not self.is_test(dst):
+                rows.edges.append((fid, dst_id, "test-of", len(symbols)))
+
+    # the write
+
     def _write(
-        self,
-        head: str,
-        new: dict[str, Entry],
-        old: dict[str, tuple[int, str, str, str]],
-        removed: list[str],
-        changed: set[str],
-        resolutions: list[FileResolution],
-        modmap: ModuleMap,
-        digests: dict[str, dict[str, str]],
-        warnings: list[tuple[str, str]],
-        *,
-        rebuild: bool,
+        self, head: str, job: _Job, sources: list[_Rows | tuple[str, int]], gone: list[int], changed_ids: list[int],
+        resolved_ids: list[int], warnings: list[tuple[str, str]] | None, *, rebuild: bool, roots: tuple[str, ...] | None = None,
     ) -> None:
         """One transaction: the rows of removed files go, changed files get their row and symbols, and every
         resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
         resolved: then every table is emptied and the indexes are built once at the end instead of kept up
-        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise."""
-        with self.store.transaction() as db:
-            indexes = _drop_indexes(db) if rebuild else []
-            ids: dict[str, int] = {p: v[0] for p, v in old.items()}
-            gone = [ids.pop(p) for p in removed]
-            if rebuild:
-                for table in GRAPH_TABLES:
-                    db.execute(f"DELETE FROM {table}")
-                _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
-            else:
-                _delete_where_in(db, [
-                    "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
-                    "DELETE FROM files WHERE id IN ({})",
-                ], gone)
-                _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], [ids[p] for p in changed if p in ids])
-                _delete_where_in(db, [
-                    "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
-                    "DELETE FROM file_edges WHERE src IN ({})",
-                ], gone + [ids[r.path] for r in resolutions if r.path in ids])
-            self._write_files(db, new, changed, ids, modmap, digests)
-            self._write_resolutions(db, new, resolutions, ids)
-            for _, sql in indexes:
-                db.execute(sql)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+        row by row. Otherwise the indexes stay, and only the rows of the files concerned are deleted, set-wise.
+        Workers' scratch databases are attached (never inside a transaction) and copied from in SQL."""
+        db = self.store.graph
+        aliases: dict[str, str] = {}
+        label = "writing the graph" if len(job.paths) >= SHOW_FROM else ""
+        try:
+            with self.phases("write", label):
+                for source in sources:
+                    if isinstance(source, tuple) and source[0] not in aliases:
+                        aliases[source[0]] = f"w{len(aliases)}"
+                        db.execute("ATTACH DATABASE ? AS " + aliases[source[0]], (source[0],))
+                with self.store.transaction():
+                    indexes = _drop_indexes(db) if rebuild else []
+                    if rebuild:
+                        for table in GRAPH_TABLES:
+                            db.execute(f"DELETE FROM {table}")
+                        _delete_where_in(db, ["DELETE FROM files WHERE id IN ({})"], gone)
+                    else:
+                        _delete_where_in(db, [
+                            "DELETE FROM file_edges WHERE dst IN ({})", "DELETE FROM symbols WHERE file_id IN ({})",
+                            "DELETE FROM files WHERE id IN ({})",
+                        ], gone)
+                        _delete_where_in(db, ["DELETE FROM symbols WHERE file_id IN ({})"], changed_ids)
+                        _delete_where_in(db, [
+                            "DELETE FROM sites WHERE file_id IN ({})", "DELETE FROM imports WHERE file_id IN ({})",
+                            "DELETE FROM file_edges WHERE src IN ({})",
+                        ], gone + resolved_ids)
+                    for table, insert in _INSERTS.items():
+                        for source in sources:
+                            if isinstance(source, _Rows):
+                                db.executemany(insert.format("VALUES (" + ",".join("?" * _WIDTH[table]) + ")"), getattr(source, table))
+                            else:
+                                db.execute(insert.format(f"SELECT * FROM {aliases[source[0]]}.{table}_{source[1]}"))
+                    with self.phases("create indexes"):  # within the line of the write
+                        for _, sql in indexes:
+                            db.execute(sql)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
+                    if warnings is not None:  # the tree's own warnings (links, names): the same after a delta
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
+                    if roots is not None:  # what a delta's module map is built on
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots', ?)", (json.dumps(roots),))
+        finally:
+            for alias in aliases.values():
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute(f"DETACH DATABASE {alias}")
+            if job.scratch:
+                shutil.rmtree(job.scratch, ignore_errors=True)
 
-    def _write_files(
-        self, db: sqlite3.Connection, new: dict[str, Entry], changed: set[str], ids: dict[str, int], modmap: ModuleMap,
-        digests: dict[str, dict[str, str]],
-    ) -> None:
-        """The row and the symbols of every changed file (their old symbols are deleted already); new ids into `ids`."""
-        for path in sorted(changed):
-            e = new[path]
-            facts = self.facts(e.blob) or UNREADABLE
-            module = modmap.module_of(path)
-            row = (e.blob, module, int(self.config.is_test(path)), json.dumps(digests.get(path) or interface_digests(facts)),
-                   int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None)
-            if path in ids:
-                db.execute("UPDATE files SET blob=?, module=?, is_test=?, iface=?, parsed=?, warnings=? WHERE id=?", (*row, ids[path]))
-            else:
-                fid = db.execute(
-                    "INSERT INTO files(blob, module, is_test, iface, parsed, warnings, path) VALUES (?,?,?,?,?,?,?)", (*row, path)
-                ).lastrowid
-                assert fid is not None
-                ids[path] = fid
-            db.executemany(
-                "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (ids[path], f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
-                     json.dumps(d.bases) if d.bases else None)
-                    for d in facts.definitions
-                ],
-            )
 
-    def _write_resolutions(self, db: sqlite3.Connection, new: dict[str, Entry], resolutions: list[FileResolution], ids: dict[str, int]) -> None:
-        """Sites, imports and outgoing edges of every resolved file (their old rows are deleted already)."""
-        tests = {p for p in new if self.config.is_test(p)}
-        site_rows: list[tuple[object, ...]] = []
-        import_rows: list[tuple[object, ...]] = []
-        edge_rows: list[tuple[int, int, str, int]] = []
-        for r in resolutions:
-            fid = ids[r.path]
-            site_rows.extend(
-                (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-                 s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
-                for s in r.sites
-            )
-            import_rows.extend(
-                (fid, i.line, i.module, i.name, i.status, ids.get(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
-                for i in r.imports
-            )
-            for dst, symbols in r.uses.items():
-                if dst not in ids:
-                    continue
-                edge_rows.append((fid, ids[dst], "import", len(symbols)))
-                if r.path in tests and dst not in tests:
-                    edge_rows.append((fid, ids[dst], "test-of", len(symbols)))
-        db.executemany("INSERT INTO sites VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", site_rows)
-        db.executemany("INSERT INTO imports VALUES (?,?,?,?,?,?,?,?)", import_rows)
-        db.executemany("INSERT OR REPLACE INTO file_edges VALUES (?,?,?,?)", edge_rows)
+#: Above this many modified files, an update lists the whole tree (reading row by row would cost more).
+DELTA_MAX = 2000
+#: A move of HEAD that changes at least this many indexed files saves the graph being left as a snapshot first.
+SNAPSHOT_FROM = 100
+#: Below this many files to re-resolve, forking resolution workers costs more than it saves.
+PARALLEL_RESOLVE = 200
+#: Runs of paths per resolution worker: handed out as workers free up, so none waits long for the last.
+CHUNKS_PER_WORKER = 6
+
+#: How each table's rows go in (`{}`: VALUES of a row, or a SELECT from a scratch table), in this order.
+_INSERTS = {
+    "files": "INSERT OR REPLACE INTO files(id, path, blob, module, is_test, iface, parsed, warnings) {}",
+    "symbols": "INSERT INTO symbols(file_id, qualname, name, kind, line, end_line, signature, bases) {}",
+    "sites": "INSERT INTO sites {}",
+    "imports": "INSERT INTO imports {}",
+    "edges": "INSERT OR REPLACE INTO file_edges {}",
+}
+_WIDTH = {"files": 8, "symbols": 8, "sites": 16, "imports": 8, "edges": 4}
+
+
+@dataclass
+class _Rows:
+    """Rows for the graph's tables, in the order they are written."""
+
+    files: list[tuple[object, ...]] = field(default_factory=list)
+    symbols: list[tuple[object, ...]] = field(default_factory=list)
+    sites: list[tuple[object, ...]] = field(default_factory=list)
+    imports: list[tuple[object, ...]] = field(default_factory=list)
+    edges: list[tuple[object, ...]] = field(default_factory=list)
+
+    def save(self, conn: sqlite3.Connection, chunk: int) -> None:
+        """Into a scratch database, as tables `<table>_<chunk>`."""
+        conn.execute("BEGIN")
+        for table in _INSERTS:
+            width = _WIDTH[table]
+            conn.execute(f"CREATE TABLE {table}_{chunk}({', '.join(f'c{i}' for i in range(width))})")
+            conn.executemany(f"INSERT INTO {table}_{chunk} VALUES ({','.join('?' * width)})", getattr(self, table))
+        conn.execute("COMMIT")
+
+
+@dataclass
+class _Job:
+    """One resolution: what forked workers inherit (never pickled)."""
+
+    indexer: Indexer
+    new: dict[str, Entry]
+    ids: dict[str, int]
+    changed: set[str]
+    modmap: ModuleMap
+    digests: dict[str, dict[str, str]]
+    paths: list[str]  # sorted
+    stored: bool = False  # `new` and `ids` hold the changed files only: the others are read from the graph
+    chunks: list[list[str]] = field(default_factory=list)
+    scratch: str = ""
+    _resolver: Resolver | None = None
+    _blobs: dict[str, str | None] = field(default_factory=dict)
+
+    def resolver(self) -> Resolver:
+        """One per process: its memo serves every run the process resolves."""
+        if self._resolver is None:
+            blob_of, facts = self.blob_of, self.indexer.facts
+
+            def load(path: str) -> FileFacts | None:
+                blob = blob_of(path)
+                return facts(blob) if blob is not None else None
+
+            self._resolver = Resolver(self.modmap, load)
+        return self._resolver
+
+    def blob_of(self, path: str) -> str | None:
+        e = self.new.get(path)
+        if e is not None or not self.stored:
+            return e.blob if e is not None else None
+        if path not in self._blobs:
+            row = self.indexer.store.graph.execute("SELECT blob, id FROM files WHERE path = ?", (path,)).fetchone()
+            self._blobs[path] = row[0] if row else None
+            if row:
+                self.ids[path] = row[1]
+        return self._blobs[path]
+
+    def id_of(self, path: str) -> int | None:
+        if path not in self.ids and self.stored:
+            self.blob_of(path)
+        return self.ids.get(path)
+
+
+_JOB: _Job | None = None  # the job of forked resolution workers
+_SCRATCH: sqlite3.Connection | None = None  # a worker's scratch database
+
+
+def _resolve_worker_init(parent: int) -> None:
+    _die_with_parent(parent)
+    job = _JOB
+    assert job is not None
+    # The parent's SQLite connections are not to be used across fork: facts not decoded yet come from a store of our own.
+    job.indexer.store = Store(job.indexer.paths.git_dir, job.indexer.paths.common_dir)
+    job.indexer._warned = {}
+
+
+def _resolve_chunk(index: int) -> tuple[str, int, dict[str, tuple[str, ...]]]:
+    """In a worker: resolve run `index` of the job into this worker's scratch database."""
+    global _SCRATCH
+    job = _JOB
+    assert job is not None
+    path = os.path.join(job.scratch, f"{os.getpid()}.sqlite3")
+    if _SCRATCH is None:
+        _SCRATCH = sqlite3.connect(path, isolation_level=None)
+        _SCRATCH.execute("PRAGMA synchronous=OFF")
+    job.indexer._rows(job, job.chunks[index]).save(_SCRATCH, index)
+    warned, job.indexer._warned = job.indexer._warned, {}
+    return path, index, warned
+
+
+def _scratch_dir(store_dir: str) -> str:
+    """A fresh folder for the workers' scratch databases, inside the store; those of dead runs are removed."""
+    base = os.path.join(store_dir, "scratch")
+    ensure_dir(base)
+    for name in os.listdir(base):
+        pid = int(name) if name.isdigit() else 0
+        if pid and not _alive(pid):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    path = os.path.join(base, str(os.getpid()))
+    shutil.rmtree(path, ignore_errors=True)
+    os.mkdir(path, 0o700)
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _chunks(paths: list[str], weights: list[int], n: int) -> list[list[str]]:
+    """`paths` cut into at most `n` contiguous runs of about equal weight."""
+    total = sum(weights) or 1
+    out: list[list[str]] = [[]]
+    acc = 0
+    for path, w in zip(paths, weights):
+        if acc >= total * len(out) / n and out[-1]:
+            out.append([])
+        out[-1].append(path)
+        acc += w
+    return out
+
+
+# --- the module map of a delta -------------------------------------------------------------
+
+
+class _StoredMap(ModuleMap):
+    """The module map of the files in the graph, asked of the graph instead of built from every path: an update
+    that adds and removes no file keeps the roots (in meta) and therefore every name, so each lookup is a few
+    indexed queries of `files`, memoised. Answers as ModuleMap.build over the same paths would. Queries go
+    through the indexer's store at the time of asking: a forked worker has a store of its own."""
+
+    def __init__(self, indexer: Indexer, roots: tuple[str, ...]):
+        self._ix = indexer
+        self._named_memo: dict[str, list[str]] = {}
+        self._module_memo: dict[str, str | None] = {}
+        super().__init__(paths=frozenset(), roots=roots, by_name=_Lazy(self._named), primary=_Lazy(self._module),
+                         top_names=_Test(self._is_top), prefixes=_Test(self._is_prefix))
+
+    def _rows(self, sql: str, args: Iterable[object]) -> list[tuple[object, ...]]:
+        return list(self._ix.store.graph.execute(sql, tuple(args)))
+
+    def _named(self, name: str) -> list[str] | None:
+        if name not in self._named_memo:
+            rel = name.replace(".", "/")
+            if name.rsplit(".", 1)[-1] == "__init__":  # only a top-level __init__.py has such a name
+                candidates = ["__init__.py", "__init__.pyi"] if name == "__init__" else []
+            else:
+                candidates = [f"{r}/{rel}{tail}" if r else rel + tail for r in self.roots for tail in _TAILS]
+            found = self._rows(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(candidates))})", candidates) if candidates else []
+            self._named_memo[name] = sorted(str(row[0]) for row in found)
+        return self._named_memo[name] or None
+
+    def _module(self, path: str) -> str | None:
+        if path not in self._module_memo:
+            found = self._rows("SELECT module FROM files WHERE path = ?", (path,))
+            self._module_memo[path] = str(found[0][0]) if found else None
+        return self._module_memo[path]
+
+    def _under(self, folder: str, but: tuple[str, ...] = ()) -> bool:
+        """Is there a file below `folder` (other than `but`)?"""
+        lo = folder + "/"
+        marks = f" AND path NOT IN ({','.join('?' * len(but))})" if but else ""
+        return bool(self._rows(f"SELECT 1 FROM files WHERE path >= ? AND path < ?{marks} LIMIT 1", (lo, folder + "0", *but)))
+
+    def _is_prefix(self, name: str) -> bool:
+        """Is some module's name `name.<more>`? A file below the folder of `name` under some root, not its __init__."""
+        rel = name.replace(".", "/")
+        for r in self.roots:
+            folder = f"{r}/{rel}" if r else rel
+            if self._under(folder, (folder + "/__init__.py", folder + "/__init__.pyi")):
+                return True
+        return False
+
+    def _is_top(self, top: str) -> bool:
+        """Is some module's name `top` or `top.<more>`?"""
+        if top == "__init__":
+            return bool(self._named(top))
+        for r in self.roots:
+            base = f"{r}/{top}" if r else top
+            if self._rows("SELECT 1 FROM files WHERE path IN (?, ?) LIMIT 1", (base + ".py", base + ".pyi")) or self._under(base):
+                return True
+        return False
+
+
+_TAILS = (".py", ".pyi", "/__init__.py", "/__init__.pyi")
+
+
+class _Lazy(dict[str, Any]):
+    """A dict whose values are computed on demand (None: no such key): what ModuleMap's code reads of by_name and primary."""
+
+    def __init__(self, compute: Callable[[str], Any]):
+        super().__init__()
+        self._compute = compute
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._compute(key)
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._compute(key) is not None
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._compute(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+
+class _Test(frozenset[str]):
+    """A set known by its membership test only: what ModuleMap's code asks of top_names and prefixes."""
+
+    _test: Callable[[str], bool]
+
+    def __new__(cls, test: Callable[[str], bool]) -> _Test:  # noqa: PYI034 - a final private class
+        made = super().__new__(cls)
+        made._test = test
+        return made
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._test(key)
+
+
+def _in_map(m: ModuleMap, path: str) -> bool:
+    return isinstance(m, _StoredMap) or path in m.paths
+
+
+def _names_in(m: ModuleMap, path: str) -> list[str]:
+    """Every name `path` is importable under in `m`: as ModuleMap.build names it, from each root above it."""
+    stem = path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")]
+    if posixpath.basename(stem) == "__init__":
+        stem = posixpath.dirname(stem)
+    parts = path.split("/")[:-1]
+    roots = set(m.roots)
+    names = []
+    for root in ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if "/".join(parts[:i]) in roots] + [""]:
+        rel = stem[len(root) + 1 :] if root else stem
+        if not rel:
+            if root:
+                continue
+            rel = "__init__"
+        names.append(rel.replace("/", "."))
+    return names
+
+
+def _decode(raw: str) -> FileFacts | None:
+    try:
+        return FileFacts.from_json(raw)
+    except (ValueError, TypeError, IndexError):
+        return None
 
 
 _WORD = re.compile(r"\w+")

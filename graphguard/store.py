@@ -101,6 +101,11 @@ BLOB_SCHEMA = """
 CREATE TABLE blobs(sha TEXT PRIMARY KEY, facts BLOB NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
 """
 
+#: Snapshots of the graph (`<git-dir>/graphguard/snapshots/<head>.sqlite3`): at most this many, within this total size.
+SNAPSHOTS = "snapshots"
+MAX_SNAPSHOTS = 3
+MAX_SNAPSHOT_BYTES = 1 << 30
+
 # SQLite's primary result codes (the low byte of an extended one) that tell what went wrong.
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
@@ -393,11 +398,13 @@ class Store:
         self._blobs: sqlite3.Connection | None = None
         self._blobs_readonly = False
 
+    #: Facts of another parser version mean a graph resolved from them: rebuild it too.
+    graph_version = SCHEMA_VERSION * 1000 + FACTS_VERSION
+
     @property
     def graph(self) -> sqlite3.Connection:
         if self._graph is None:
-            # Facts of another parser version mean a graph resolved from them: rebuild it too.
-            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, SCHEMA_VERSION * 1000 + FACTS_VERSION, "graph")
+            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, self.graph_version, "graph")
         return self._graph
 
     @property
@@ -462,6 +469,106 @@ class Store:
             _rollback(conn)
             raise
         conn.execute("COMMIT")
+
+    # snapshots: copies of the graph at recent commits, so that going back to one costs a copy, not a resolution
+
+    def snapshot_path(self, head: str) -> str:
+        return os.path.join(self.dir, SNAPSHOTS, f"{head}.sqlite3")
+
+    def snapshots(self) -> list[str]:
+        """The heads of the saved snapshots, most recently saved or used first."""
+        directory = os.path.join(self.dir, SNAPSHOTS)
+        try:
+            names = [n for n in os.listdir(directory) if n.endswith(".sqlite3") and not os.path.islink(os.path.join(directory, n))]
+        except OSError:
+            return []
+        found = []
+        for name in names:
+            with contextlib.suppress(OSError):
+                found.append((os.stat(os.path.join(directory, name)).st_mtime, name[: -len(".sqlite3")]))
+        return [head for _, head in sorted(found, reverse=True)]
+
+    def save_snapshot(self, head: str) -> None:
+        """Copy the graph as it is now (it describes `head`) to snapshots/<head>.sqlite3: SQLite's backup API, into
+        a file renamed into place once complete. Then only the newest few are kept, within a total size. A copy
+        that cannot be made is a warning: snapshots only save time."""
+        directory = os.path.join(self.dir, SNAPSHOTS)
+        path = self.snapshot_path(head)
+        partial = f"{path}.{os.getpid()}.partial"
+        try:
+            ensure_dir(directory)
+            _remove(partial)
+            dest = sqlite3.connect(partial, isolation_level=None)
+            try:
+                self.graph.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")  # a file on its own: no -wal or -shm beside it
+            finally:
+                dest.close()
+            os.replace(partial, path)
+        except (sqlite3.Error, OSError, GraphguardError) as e:
+            _remove(partial)
+            _warn(f"could not save a snapshot of the graph at {path}: {e}")
+            return
+        self._prune_snapshots()
+
+    def _prune_snapshots(self) -> None:
+        total = 0
+        for i, head in enumerate(self.snapshots()):
+            path = self.snapshot_path(head)
+            with contextlib.suppress(OSError):
+                total += os.path.getsize(path)
+                if i >= MAX_SNAPSHOTS or (i and total > MAX_SNAPSHOT_BYTES):
+                    _remove(path)
+
+    def snapshot_meta(self, head: str, keys: tuple[str, ...]) -> dict[str, str] | None:
+        """Meta values of the snapshot of `head`; None when there is none or it is not readable at this version."""
+        path = self.snapshot_path(head)
+        if os.path.islink(path) or not os.path.isfile(path):
+            return None
+        try:
+            conn = _connect_readonly(path)
+            try:
+                if conn.execute("PRAGMA user_version").fetchone()[0] != self.graph_version:
+                    _remove(path)  # of another version: never of use again
+                    return None
+                marks = ",".join("?" * len(keys))
+                return dict(conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys).fetchall())
+            finally:
+                conn.close()
+        except sqlite3.Error as e:
+            if is_damage(e):
+                _warn(f"the snapshot of the graph at {path} is damaged ({' '.join(str(e).split())[:120]}); dropping it")
+                _remove(path)
+            return None
+
+    def restore_snapshot(self, head: str) -> bool:
+        """Make the graph the snapshot of `head`, checked first like the graph itself (SQLite's page check and the
+        schema version): a damaged one is dropped with a warning, never used. The copy goes into the open graph
+        through the backup API, as one write transaction: a reader keeps the graph it had until it ends its own.
+        The caller holds the write lock."""
+        path = self.snapshot_path(head)
+        try:
+            src = _connect_readonly(path)
+        except sqlite3.Error:
+            return False
+        try:
+            problems = [str(r[0]) for r in src.execute("PRAGMA quick_check(3)")]
+            version = src.execute("PRAGMA user_version").fetchone()[0]
+            row = src.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
+            if problems != ["ok"] or version != self.graph_version or row is None or row[0] != head:
+                raise sqlite3.DatabaseError("; ".join(problems) if problems != ["ok"] else f"version {version}, head {row}")
+            src.backup(self.graph)
+        except sqlite3.Error as e:
+            src.close()
+            if self.graph.in_transaction:
+                _rollback(self.graph)
+            _warn(f"the snapshot of the graph at {path} is damaged ({' '.join(str(e).split())[:120]}); dropping it")
+            _remove(path)
+            return False
+        src.close()
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: kept longest
+        return True
 
     # meta
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -504,3 +506,31 @@ def test_repository_with_a_top_level_init_is_indexed(make_repo: Callable[..., Gi
     repo = make_repo({"__init__.py": "def f(a):\n    pass\n", "m.py": "from __init__ import f\nf(1)\n"})
     r = graphguard(repo, "callers", "__init__.f")
     assert r.code == 0 and "m.py:2" in r.out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("pre_commit", [False, True])
+def test_progress_on_a_terminal_has_a_line_per_phase(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch,
+                                                     pre_commit: bool) -> None:
+    from graphguard import indexer
+    from graphguard.repo import ensure_current, open_repo
+
+    repo = make_repo({f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(6)} | {"pkg/__init__.py": ""})
+    monkeypatch.setattr(indexer, "SHOW_FROM", 2)
+    if pre_commit:
+        monkeypatch.setenv("PRE_COMMIT", "1")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    ensure_current(open_repo(str(repo.root)), progress=True)
+    lines = terminal.getvalue().split("\n")
+    if pre_commit:
+        assert terminal.getvalue() == ""
+        return
+    # Each phase overwrites its own line (\r) and ends it with its time.
+    finals = [line.rsplit("\r", 1)[-1] for line in lines if line]
+    assert [f.split(" ")[1] for f in finals] == ["parsing", "resolving", "writing", "updating"], finals
+    assert finals[0].startswith("graphguard: parsing 7/7 in ") and finals[1].startswith("graphguard: resolving 7/7 in ")

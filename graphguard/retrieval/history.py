@@ -106,7 +106,12 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
         db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
-    path_ids = dict(db.execute("SELECT path, id FROM history_paths"))
+    # The ids of the paths these commits touch only: reading every path would cost a commit the repository's size.
+    wanted = sorted({p for c in commits if c.side != "<" for p in c.paths})
+    path_ids: dict[str, int | None] = {}
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        path_ids.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({','.join('?' * len(chunk))})", chunk))
     touches = []
     for c in commits:
         if c.side == "<":
