@@ -301,34 +301,3 @@ def unmerged_paths(root: str) -> list[str]:
         if rec:
             paths.add(rec.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
     return sorted(paths)
-
-
-@dataclass(frozen=True)
-class RawChange:
-    """A path that differs between two commits, with both sides (mode "000000" where a side has none)."""
-
-    status: str  # A, M, D or T (type change); renames are a D and an A
-    path: str
-    old_mode: str
-    new_mode: str
-    old_sha: str
-    new_sha: str
-
-
-def parse_raw_diff(out: bytes) -> list[RawChange]:
-    """`git diff-tree -r -z --no-renames`: ':<old mode> <new mode> <old sha> <new sha> <status>' NUL path NUL ..."""
-    parts = out.split(b"\0")
-    changes = []
-    for i in range(0, len(parts) - 1, 2):
-        meta = parts[i].decode()
-        if not meta.startswith(":"):
-            continue
-        old_mode, new_mode, old_sha, new_sha, status = meta[1:].split(" ")
-        changes.append(RawChange(status[0], parts[i + 1].decode("utf-8", "surrogateescape"), old_mode, new_mode, old_sha, new_sha))
-    return changes
-
-
-def diff_tree(root: str, old: str, new: str) -> list[RawChange]:
-    """Every file that differs between two commits: what an update from one to the other must look at, and
-    all it must (its cost follows the change, not the size of the trees)."""
-    return parse_raw_diff(run(root, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--ignore-submodules", old, new))

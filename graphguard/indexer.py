@@ -357,7 +357,7 @@ class Indexer:
         if not stored or self.store.meta("config") != self.config.digest():
             return None
         try:
-            return git.diff_tree(self.root, stored, head)
+            return git.diff_raw(self.root, stored, head)
         except GraphguardError:
             return None
 
@@ -432,9 +432,9 @@ class Indexer:
                 continue
             if self.config.exclude and self.config.is_excluded(c.path):
                 continue
-            if c.status != "M" or not (c.old_mode.startswith("100") and c.new_mode.startswith("100")):
+            if c.status != "M" or c.old is None or c.new is None or not (c.old.mode.startswith("100") and c.new.mode.startswith("100")):
                 return None
-            modified[c.path] = Entry(c.path, c.new_sha)
+            modified[c.path] = Entry(c.path, c.new.sha)
         return modified if len(modified) <= DELTA_MAX else None
 
     def _update_delta(self, head: str, modified: dict[str, Entry]) -> IndexResult:
