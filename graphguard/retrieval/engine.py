@@ -118,10 +118,9 @@ class Retriever:
         files: dict[str, float] = {}
         focus: dict[str, list[str]] = {}
         unknown = []
-        by_module = {f.module: f.path for f in self.files.by_path.values()}
         for name in names:
             path = name.replace("\\", "/").removeprefix("./")
-            if path in self.files.by_path:
+            if path in self.files:
                 files[path] = 1.0
                 continue
             sym = graphdata.symbols_named(self.db, self.files, [name]).get(name)
@@ -129,8 +128,9 @@ class Retriever:
                 files[sym.path] = 1.0
                 focus.setdefault(sym.path, []).append(sym.qualname)
                 continue
-            if name in by_module:
-                files[by_module[name]] = 1.0
+            module_path = self.files.path_of_module(name)
+            if module_path is not None:
+                files[module_path] = 1.0
                 continue
             unknown.append(name)
         if unknown:
@@ -155,11 +155,12 @@ class Retriever:
         if request.text is not None:
             result.terms = query_terms(request.text)
             hits = textindex.search(self.db, textindex.useful_terms(self.db, result.terms), limit=TEXT_HITS)
-            hits = [h for h in hits if h.path in self.files.by_path]
+            self.files.load(h.path for h in hits)
+            hits = [h for h in hits if h.path in self.files]
             text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
-            focus = text_focus(hits, starts, {p: self.files.by_path[p].module for p in starts})
+            focus = text_focus(hits, starts, {p: self.files.module(p) for p in starts})
             pinned: set[str] = set()
         else:
             seeds, focus = self.resolve_seeds(request.seeds)
@@ -179,7 +180,8 @@ class Retriever:
         )
         now = history.head_time(self.db)
         co = history.cochange(history.seed_touches(self.db, list(starts)), starts, now)
-        co = {p: v for p, v in co.items() if p in self.files.by_path}
+        self.files.load(co)
+        co = {p: v for p, v in co.items() if p in self.files}
 
         cands: dict[str, rank.Candidate] = {}
 
@@ -210,7 +212,7 @@ class Retriever:
             c.is_seed = True
             c.pinned = path in pinned
         # Tests: direct importers of a seed, tests named after a seed, tests further away.
-        test_names = rank.tests_named_after(list(seeds), [p for p, f in self.files.by_path.items() if f.is_test])
+        test_names = rank.tests_named_after(list(seeds), self.files.tests_containing(rank.seed_stems(list(seeds))))
         for path, v in test_names.items():
             c = cand(path)
             c.signals["test"] = max(c.signals.get("test", 0.0), v)
@@ -270,7 +272,7 @@ class Retriever:
             blob, lines = texts[c.path]
             row = sym_rows.get(q)
             if row is None or row.path != c.path:  # the module itself
-                q = self.files.by_path[c.path].module
+                q = self.files.module(c.path)
                 outline = [r for r in graphdata.symbols_in(self.db, self.files, c.path) if r.kind in ("function", "class")]
                 full = blob.rstrip("\n")
                 sig = module_outline(lines, q, outline)
@@ -297,7 +299,7 @@ class Retriever:
         if named:
             return list(named)
         names: list[str] = []
-        module = self.files.by_path[c.path].module
+        module = self.files.module(c.path)
         for h in hits:
             if h.qualname not in names and h.qualname != module:
                 names.append(h.qualname)
