@@ -141,6 +141,16 @@ def test_a_task_in_words_matches_the_identifier() -> None:
     assert set(tokens("parse the cookie")) <= set(tokens("def parse_cookie(header): ..."))
 
 
+def test_the_most_common_terms_are_left_out_until_the_postings_fit() -> None:
+    dfs = {"cookie": 40, "parse": 900, "header": 3000, "value": 9000}
+    terms = ["parse", "the", "cookie", "header", "value"]
+    # `the` is in no document: it costs nothing and stays; `value`, then `header`, go.
+    assert textindex.within_budget(terms, dfs, 1000) == ["parse", "the", "cookie"]
+    assert textindex.within_budget(terms, dfs, 100_000) == terms
+    # Never fewer than the two rarest, even over the budget.
+    assert textindex.within_budget(["value", "header", "parse"], dfs, 10) == ["header", "parse"]
+
+
 # --- expansion (pure) -----------------------------------------------------------------------
 
 
