@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -83,6 +84,50 @@ class CodeGraph:
                 parent[a] = b
         return {k: find(k) for k in parent}
 
+    def _inherit_edges(self, classes: Sequence[str]) -> list[tuple[str, str]]:
+        """(subclass, base) of every inherit site naming one of `classes` as subclass or as base."""
+        out: list[tuple[str, str]] = []
+        for i in range(0, len(classes), 400):
+            chunk = list(classes[i : i + 400])
+            marks = ",".join("?" * len(chunk))
+            out += self.db.execute(
+                f"SELECT scope, target FROM sites WHERE target IN ({marks}) AND kind = 'inherit'", chunk).fetchall()
+            # An inherit site's scope is the subclass, and it lies in the subclass's file: sites has no index on
+            # scope, but one on the file.
+            out += self.db.execute(
+                "SELECT s.scope, s.target FROM symbols c JOIN sites s ON s.file_id = c.file_id"
+                f" WHERE c.qualname IN ({marks}) AND c.kind = 'class' AND s.kind = 'inherit' AND s.scope = c.qualname"
+                " AND s.target IS NOT NULL", chunk).fetchall()
+        return out
+
+    def _connected(self, classes: Iterable[str]) -> bool:
+        """True when the classes lie in one hierarchy: the inherit edges are walked out from them only, so this
+        costs what their hierarchies hold, not what the repository does (`_hierarchies` reads every site)."""
+        classes = set(classes)
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            parent.setdefault(x, x)
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        seen = set(classes)
+        frontier = sorted(classes)
+        while frontier:
+            found = set()
+            for sub, base in self._inherit_edges(frontier):
+                a, b = find(sub), find(base)
+                if a != b:
+                    parent[a] = b
+                found.update((sub, base))
+            if len({find(c) for c in classes}) == 1:
+                return True  # the rest of the hierarchy cannot part them
+            frontier = sorted(found - seen)
+            seen |= found
+        return False
+
     def unique_hierarchy(self, method: str) -> bool:
         """True when every class defining this method's name lies in the method's own hierarchy."""
         name = method.rsplit(".", 1)[-1]
@@ -90,10 +135,7 @@ class CodeGraph:
         classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
         if owner not in classes:
             return False
-        if len(classes) == 1:
-            return True
-        roots = self._hierarchies()
-        return len({roots.get(c, c) for c in classes}) == 1
+        return len(classes) == 1 or self._connected(classes)
 
     def by_name_resolution(self, method: str) -> Resolution:
         """How far an unknown receiver's `x.name()` can be pinned on `method`.
