@@ -116,7 +116,7 @@ class CodeGraph:
         seen = set(classes)
         frontier = sorted(classes)
         while frontier:
-            found = set()
+            found: set[str] = set()
             for sub, base in self._inherit_edges(frontier):
                 a, b = find(sub), find(base)
                 if a != b:
