@@ -106,7 +106,7 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
         db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
-    path_ids = dict(db.execute("SELECT path, id FROM history_paths"))
+    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths})
     touches = []
     for c in commits:
         if c.side == "<":
@@ -125,6 +125,15 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
             touches.append((pid, cid))
     db.executemany("INSERT OR IGNORE INTO history_touches VALUES (?, ?)", touches)
 
+
+def _path_ids(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:
+    """Ids of these paths that the log holds already (only these: the table holds every path HEAD's history does)."""
+    paths = sorted(paths)
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        out.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+    return out
 
 
 # --- queries ------------------------------------------------------------------------------
