@@ -121,7 +121,7 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         for p in paths:
             pid = path_ids.get(p)
             if pid is None:
-                pid = path_ids[p] = db.execute("INSERT INTO history_paths(path) VALUES (?)", (p,)).lastrowid
+                pid = path_ids[p] = int(db.execute("INSERT INTO history_paths(path) VALUES (?)", (p,)).lastrowid or 0)
             touches.append((pid, cid))
     db.executemany("INSERT OR IGNORE INTO history_touches VALUES (?, ?)", touches)
 
