@@ -136,7 +136,7 @@ def loadavg() -> str:
 
 # --- the repository -----------------------------------------------------------------------------
 
-def prepare(directory: str, size: int, seed: int) -> monorepo.Info:
+def prepare(directory: str, size: int, seed: int, warm: bool = False) -> monorepo.Info:
     """The generated repository at its generated commit, with no graph: reused when an earlier run kept it."""
     info_path = os.path.join(directory, ".git", INFO_FILE)
     if os.path.exists(info_path):
@@ -145,7 +145,8 @@ def prepare(directory: str, size: int, seed: int) -> monorepo.Info:
         if info.files == size and info.seed == seed:
             git(directory, "reset", "-q", "--hard", info.commit)
             git(directory, "clean", "-qfdx")
-            drop_graph(directory)
+            if not warm:
+                drop_graph(directory)
             return info
         shutil.rmtree(directory)
     elif os.path.exists(directory):
@@ -218,7 +219,7 @@ def measure(repo: str, info: monorepo.Info, versions: Sequence[Version], args: a
     cold_runs = args.cold_runs if args.cold_runs is not None else (3 if info.files <= 10_000 else 1)
 
     # Cold index: no graph, no blob cache.
-    for i in range(cold_runs):
+    for i in range(0 if args.warm else cold_runs):
         for v in versions if args.cold_all else versions[:1]:
             drop_graph(repo)
             run = timed(v.cmd("index"), repo, v.env(), sample=True)
@@ -372,6 +373,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cold-runs", type=int, default=None, help="cold indexes per size (default 3, 1 above 10,000 files)")
     ap.add_argument("--cold-all", action="store_true", help="a cold index with every --version (default: the first only)")
+    ap.add_argument("--warm", action="store_true",
+                    help="with a repository kept from an earlier run, keep its graph too and skip the cold index")
     ap.add_argument("--keep", action="store_true", help="keep the generated repositories (a later run reuses them)")
     ap.add_argument("--dir", default="/tmp/monorepo", help="where the repositories go (default /tmp/monorepo)")
     ap.add_argument("--seed", type=int, default=1)
@@ -390,7 +393,7 @@ def main() -> None:
     for size in sizes:
         repo = os.path.join(args.dir, f"bench-{size}")
         print(f"{size:,} files: {repo}; load average {loadavg()}", flush=True)
-        info = prepare(repo, size, args.seed)
+        info = prepare(repo, size, args.seed, args.warm)
         try:
             figs[size] = measure(repo, info, versions, args)
         finally:
