@@ -5,9 +5,10 @@ Read-only over the SQLite snapshot. Names at the API are dotted strings.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -44,6 +45,10 @@ class SymbolRow(NamedTuple):
 BUILTIN_METHODS = frozenset(
     name for t in (dict, list, str, bytes, set, frozenset, tuple, int, float, object) for name in dir(t)
 )
+
+
+#: Classes whose inherit edges are read in one go when deciding whether they form one hierarchy.
+CLASS_CHUNK = 32
 
 
 class CodeGraph:
@@ -101,9 +106,10 @@ class CodeGraph:
         return out
 
     def _connected(self, classes: Iterable[str]) -> bool:
-        """True when the classes lie in one hierarchy: the inherit edges are walked out from them only, so this
-        costs what their hierarchies hold, not what the repository does (`_hierarchies` reads every site)."""
-        classes = set(classes)
+        """True when the classes lie in one hierarchy. The inherit edges are walked out from them only, so this
+        costs what their hierarchies hold, not what the repository does (`_hierarchies` reads every site); and
+        the classes are taken a few at a time, so that one with neither a base nor a subclass (the common case
+        of a name many unrelated classes define: `run`, `get`) answers after the first few."""
         parent: dict[str, str] = {}
 
         def find(x: str) -> str:
@@ -113,29 +119,47 @@ class CodeGraph:
                 x = parent[x]
             return x
 
-        seen = set(classes)
-        frontier = sorted(classes)
-        while frontier:
-            found: set[str] = set()
-            for sub, base in self._inherit_edges(frontier):
+        def join(edges: Iterable[tuple[str, str]]) -> set[str]:
+            touched: set[str] = set()
+            for sub, base in edges:
                 a, b = find(sub), find(base)
                 if a != b:
                     parent[a] = b
-                found.update((sub, base))
-            if len({find(c) for c in classes}) == 1:
-                return True  # the rest of the hierarchy cannot part them
+                touched.update((sub, base))
+            return touched
+
+        wanted: list[str] = []
+        found: set[str] = set()
+        it = iter(classes)
+        while chunk := [c for _, c in zip(range(CLASS_CHUNK), it)]:
+            wanted += chunk
+            touched = join(self._inherit_edges(chunk))
+            if len(wanted) > 1 and any(c not in touched for c in chunk):
+                return False  # a hierarchy of its own
+            found |= touched
+        if len(set(wanted)) <= 1:
+            return True
+        seen = set(wanted) | found
+        frontier = sorted(found - set(wanted))
+        while len({find(c) for c in wanted}) > 1:
+            if not frontier:
+                return False
+            found = join(self._inherit_edges(frontier))
             frontier = sorted(found - seen)
             seen |= found
-        return False
+        return True  # the rest of the hierarchy cannot part them
+
+    def _classes_defining(self, name: str) -> Iterator[str]:
+        """Classes defining a method of this name, read as they are asked for."""
+        for (qualname,) in self.db.execute("SELECT DISTINCT qualname FROM symbols WHERE name = ? AND kind = 'method'", (name,)):
+            yield qualname.rsplit(".", 1)[0]
 
     def unique_hierarchy(self, method: str) -> bool:
         """True when every class defining this method's name lies in the method's own hierarchy."""
         name = method.rsplit(".", 1)[-1]
-        owner = method.rsplit(".", 1)[0]
-        classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
-        if owner not in classes:
-            return False
-        return len(classes) == 1 or self._connected(classes)
+        if self.db.execute("SELECT 1 FROM symbols WHERE qualname = ? AND name = ? AND kind = 'method'", (method, name)).fetchone() is None:
+            return False  # not a method: its class is not among those defining the name
+        return self._connected(self._classes_defining(name))
 
     def by_name_resolution(self, method: str) -> Resolution:
         """How far an unknown receiver's `x.name()` can be pinned on `method`.
@@ -148,8 +172,8 @@ class CodeGraph:
         name = method.rsplit(".", 1)[-1]
         if not self.unique_hierarchy(method):
             return Resolution.CANDIDATE
-        classes = {r.qualname.rsplit(".", 1)[0] for r in self.symbols_named(name) if r.kind == "method"}
-        return Resolution.BY_NAME if len(classes) == 1 and name not in BUILTIN_METHODS else Resolution.BY_NAME_WEAK
+        one = len(list(itertools.islice(self._classes_defining(name), 2))) == 1
+        return Resolution.BY_NAME if one and name not in BUILTIN_METHODS else Resolution.BY_NAME_WEAK
 
     def uses_of(self, qualname: str, *, candidates: bool = True) -> list[Use]:
         """Every call site and reference of `qualname`, resolved ones first, then by name."""
