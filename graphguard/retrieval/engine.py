@@ -97,7 +97,7 @@ def ensure_indexes(store: object, root: str, head: str | None, *, lock_timeout: 
         return
     with store.write_lock(lock_timeout):  # type: ignore[attr-defined]
         history.update(db, root, head)
-        textindex.ensure(db, head, lambda shas: source.blobs(root, shas))
+        textindex.ensure(db, head, lambda shas: source.blobs(root, shas), lambda a, b: source.changed_paths(root, a, b))
 
 
 # --- the query ------------------------------------------------------------------------------

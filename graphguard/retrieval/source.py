@@ -67,3 +67,8 @@ def at_head(root: str, paths: Iterable[str], rev: str = "HEAD") -> tuple[dict[st
 def blobs(root: str, shas: Iterable[str]) -> dict[str, bytes]:
     batch = read(root, shas)
     return {spec: data for spec, (_, data) in batch.found.items()}
+
+
+def changed_paths(root: str, old: str, new: str) -> list[str]:
+    """Paths that differ between two commits (a tree diff: what a commit touched, not what the repository holds)."""
+    return [c.path for c in git.diff(root, old, new)]

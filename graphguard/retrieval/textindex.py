@@ -61,15 +61,26 @@ def is_current(db: sqlite3.Connection, head: str) -> bool:
     return bool(row) and row[0] == f"{TEXT_VERSION}:{head}"
 
 
-def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+#: A commit's diff longer than this is compared table to table instead (as fast, and one query).
+MAX_DIFF_PATHS = 5000
+
+#: Which paths differ between two commits (None when it cannot say): `ensure` then compares only these.
+Differ = Callable[[str, str], "Sequence[str] | None"]
+
+
+def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
+           differ: Differ | None = None) -> int:
     """Bring the index up to the files table; return how many files were (re)indexed. The caller holds the
-    write lock and no transaction is open."""
+    write lock and no transaction is open. With `differ`, only the paths that differ between the commit the
+    index describes and `head` are compared (a few after a commit, whatever the repository holds)."""
     if is_current(db, head):
         return 0
+    changed = _changed_since(db, head, differ)
     db.execute("BEGIN IMMEDIATE")
     try:
-        n = _update(db, read_blobs)
+        n = _update(db, read_blobs, changed)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('text_state', ?)", (f"{TEXT_VERSION}:{head}",))
+        db.execute("INSERT OR REPLACE INTO meta SELECT 'text_config', value FROM meta WHERE key = 'config'")
     except BaseException:
         db.execute("ROLLBACK")
         raise
@@ -77,19 +88,52 @@ def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], 
     return n
 
 
-def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+def _changed_since(db: sqlite3.Connection, head: str, differ: Differ | None) -> list[str] | None:
+    """The paths whose files rows can differ from the index's, or None: compare every path. Only the commit's diff
+    when the index describes a commit and the graph was built with the same configuration (an exclusion added
+    changes the files table with no commit)."""
+    if differ is None:
+        return None
+    state = {k: v for k, v in db.execute("SELECT key, value FROM meta WHERE key IN ('text_state', 'text_config', 'config')")}
+    version, _, old = (state.get("text_state") or "").partition(":")
+    if version != TEXT_VERSION or not old or state.get("text_config") != state.get("config"):
+        return None
+    try:
+        paths = differ(old, head)
+    except Exception:  # noqa: BLE001 - the old commit may be gone (gc after a rewrite): compare everything
+        return None
+    return None if paths is None or len(paths) > MAX_DIFF_PATHS else sorted(set(paths))
+
+
+def _differences(db: sqlite3.Connection, changed: Sequence[str] | None) -> tuple[dict[str, str], dict[str, tuple[int, str, str]]]:
+    """(path -> blob the index holds that the files table no longer has, path -> (id, blob, module) of files rows
+    the index does not hold), compared in SQLite: over `changed` only, or every path."""
+    stale_q = "SELECT t.path, t.blob FROM text_files t LEFT JOIN files f ON f.path = t.path WHERE (f.blob IS NULL OR f.blob != t.blob)"
+    fresh_q = ("SELECT f.id, f.path, f.blob, f.module FROM files f LEFT JOIN text_files t ON t.path = f.path"
+               " WHERE (t.blob IS NULL OR t.blob != f.blob)")
+    if changed is None:
+        return dict(db.execute(stale_q)), {p: (i, b, m) for i, p, b, m in db.execute(fresh_q)}
+    stale: dict[str, str] = {}
+    fresh: dict[str, tuple[int, str, str]] = {}
+    for i in range(0, len(changed), 500):
+        chunk = list(changed[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        stale.update(db.execute(f"{stale_q} AND t.path IN ({marks})", chunk))
+        fresh.update((p, (fid, b, m)) for fid, p, b, m in db.execute(f"{fresh_q} AND f.path IN ({marks})", chunk))
+    return stale, fresh
+
+
+def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]],
+            changed: Sequence[str] | None = None) -> int:
     version = db.execute("SELECT value FROM meta WHERE key = 'text_version'").fetchone()
     if not version or version[0] != TEXT_VERSION:
         for table in ("text_blobs", "text_files", "text_docs"):
             db.execute(f"DELETE FROM {table}")
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
         db.execute("INSERT OR REPLACE INTO meta VALUES ('text_version', ?)", (TEXT_VERSION,))
-    # What differs between the two tables, compared in SQLite: after a commit a few paths of 100,000.
-    indexed = dict(db.execute("SELECT t.path, t.blob FROM text_files t LEFT JOIN files f ON f.path = t.path"
-                              " WHERE f.blob IS NULL OR f.blob != t.blob"))
-    current = {path: (fid, blob, module) for fid, path, blob, module in db.execute(
-        "SELECT f.id, f.path, f.blob, f.module FROM files f LEFT JOIN text_files t ON t.path = f.path"
-        " WHERE t.blob IS NULL OR t.blob != f.blob")}
+        changed = None
+    # What differs between the two tables: after a commit a few paths of 100,000.
+    indexed, current = _differences(db, changed)
     stale = sorted(indexed)
     fresh = sorted(current)
     if not stale and not fresh:
