@@ -158,7 +158,8 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("DELETE FROM text_files WHERE path = ?", (path,))
     missing = sorted({current[p][1] for p in fresh} - set(cached))
     if missing:
-        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in set(missing)], current)
+        wanted = set(missing)  # once: built for each path, it made the first index quadratic (hours at 100,000 files)
+        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in wanted], current)
         texts = read_blobs(missing)
         new_rows = []
         for sha in missing:
