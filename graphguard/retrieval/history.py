@@ -106,7 +106,7 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
         db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
-    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths})
+    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths if is_python(p) and git.is_utf8_name(p)})
     touches = []
     for c in commits:
         if c.side == "<":

@@ -71,4 +71,5 @@ def blobs(root: str, shas: Iterable[str]) -> dict[str, bytes]:
 
 def changed_paths(root: str, old: str, new: str) -> list[str]:
     """Paths that differ between two commits (a tree diff: what a commit touched, not what the repository holds)."""
-    return [c.path for c in git.diff(root, old, new)]
+    # A name that is not UTF-8 is never indexed (and SQLite could not be asked about it).
+    return [c.path for c in git.diff(root, old, new) if git.is_utf8_name(c.path)]
