@@ -37,6 +37,8 @@ TEXT_FILES = 60
 COCHANGE_FILES = 50
 #: Symbols shown per file (its best ones); a file's later symbols score a bit below its first.
 PER_FILE = 2
+#: Tests named after each seed: at most this many, the nearest first.
+NAMED_TESTS = 50
 SECOND_SYMBOL = 0.9
 DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
@@ -212,7 +214,7 @@ class Retriever:
             c.is_seed = True
             c.pinned = path in pinned
         # Tests: direct importers of a seed, tests named after a seed, tests further away.
-        test_names = rank.tests_named_after(list(seeds), self.files.tests_containing(rank.seed_stems(list(seeds))))
+        test_names = self._tests_named_after(list(seeds))
         for path, v in test_names.items():
             c = cand(path)
             c.signals["test"] = max(c.signals.get("test", 0.0), v)
@@ -236,6 +238,43 @@ class Retriever:
         self._fill(result, ranked, request, hits, expansion, focus)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
+
+    def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
+        """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up
+        to the whole repository, until NAMED_TESTS are found. A monorepo has a `test_models.py` in every package:
+        all of them would cost what the repository holds, and the far ones say nothing about this seed."""
+        found: dict[str, float] = {}
+
+        def take(seed: str, tests: list[str], near: dict[str, float]) -> None:
+            for path, v in rank.tests_named_after([seed], tests).items():
+                if len(near) < NAMED_TESTS or path in near:
+                    near[path] = v
+
+        everywhere: list[tuple[str, dict[str, float]]] = []  # seeds whose folders hold too few
+        for seed in seeds:
+            stems = rank.seed_stems([seed])
+            if not stems:
+                continue
+            near: dict[str, float] = {}
+            folder = seed.rpartition("/")[0]
+            # Folders two levels deep or more: a top-level folder is about the whole repository (`mono/`,
+            # `src/`), which the one scan below reads for every seed at once.
+            while "/" in folder and len(near) < NAMED_TESTS:
+                # A range of the index of paths. A generous limit: a candidate may fail rank's exact test.
+                take(seed, self.files.tests_containing(stems, under=folder, most=4 * NAMED_TESTS), near)
+                folder = folder.rpartition("/")[0]
+            if len(near) < NAMED_TESTS:
+                everywhere.append((seed, near))
+            for path, v in near.items():
+                found[path] = max(found.get(path, 0.0), v)
+        if everywhere:  # one scan of the whole index for all of them
+            stems = rank.seed_stems([seed for seed, _ in everywhere])
+            tests = self.files.tests_containing(stems, most=4 * NAMED_TESTS * len(everywhere))
+            for seed, near in everywhere:
+                take(seed, tests, near)
+                for path, v in near.items():
+                    found[path] = max(found.get(path, 0.0), v)
+        return found
 
     # symbols, source text, budget
 
