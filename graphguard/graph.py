@@ -157,7 +157,10 @@ class CodeGraph:
     def unique_hierarchy(self, method: str) -> bool:
         """True when every class defining this method's name lies in the method's own hierarchy."""
         name = method.rsplit(".", 1)[-1]
-        if self.db.execute("SELECT 1 FROM symbols WHERE qualname = ? AND name = ? AND kind = 'method'", (method, name)).fetchone() is None:
+        # By qualname (unique, indexed) and the name compared in Python: with `name = ?` in the query SQLite picks
+        # the index on names and reads every method so named (45,000 `run` at 100k files).
+        names = [r[0] for r in self.db.execute("SELECT name FROM symbols WHERE qualname = ? AND kind = 'method'", (method,))]
+        if name not in names:
             return False  # not a method: its class is not among those defining the name
         return self._connected(self._classes_defining(name))
 
