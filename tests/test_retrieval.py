@@ -477,6 +477,8 @@ def test_text_index_follows_the_graph_and_never_retokenizes_an_unchanged_blob(pr
     ensure_current(r)  # the indexer's hook brings the text index along: one new blob tokenized
     assert textindex.is_current(db, head2)
     assert db.execute("SELECT count(*) FROM text_blobs").fetchone()[0] == blobs + 1
+    # The cache's size is counted as it grows (counting the table would read all of it on every commit).
+    assert db.execute("SELECT value FROM meta WHERE key = 'text_blobs'").fetchone() == (str(blobs + 1),)
     assert [h.qualname for h in textindex.search(db, ["discount"])] == ["shop.prices.discount"]
     project.git("checkout", "-q", "--detach", head)  # back: the old blob's words come from the cache
     ensure_current(r)
