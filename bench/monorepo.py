@@ -395,6 +395,7 @@ class Info:
     edit_path: str  # a module whose first function's body a one-file commit edits
     edit_function: str
     task: str  # a task in words, for `context`
+    method: str = ""  # a method (called through instances and `self`)
 
 
 def generate(directory: str, n_files: int, seed: int = 1) -> Info:
@@ -431,7 +432,8 @@ def generate(directory: str, n_files: int, seed: int = 1) -> Info:
     return Info(directory, n_files, seed, commit, f"{TARGET_MODULE}.{TARGET_FUNCTION}",
                 TARGET_MODULE.replace(".", "/") + ".py", f"{first.name}.{first.funcs[0].name}",
                 mid.path, fn.name, f"the {fn.name.split('_', 1)[1]} step fails to {fn.name.split('_')[0]}"
-                f" when the {mid.classes[0].name} is empty")
+                f" when the {mid.classes[0].name} is empty",
+                f"{first.name}.{first.classes[0].name}.{first.classes[0].methods[-1]}")
 
 
 def main() -> None:

@@ -392,6 +392,20 @@ def test_by_name_spans_a_hierarchy_across_modules(uses: Callable[..., set[Use]])
     assert uses(files, "child.Outer.Child.frobnicate", kind="call") == {("app.py", 2, "call", "by-name")}
 
 
+def test_by_name_joins_siblings_through_a_base_that_does_not_define_the_method(uses: Callable[..., set[Use]]) -> None:
+    # The hierarchy is walked out from the classes defining the name: up from Left to Root, then down to Right's
+    # grandchild; a class outside it (Other) makes the use a candidate.
+    files = {
+        "root.py": "class Root:\n    pass\n",
+        "left.py": "import root\nclass Left(root.Root):\n    def frob(self):\n        pass\n",
+        "right.py": "from root import Root\nclass Mid(Root):\n    pass\nclass Right(Mid):\n    def frob(self):\n        pass\n",
+        "app.py": "def run(thing):\n    thing.frob()\n",
+    }
+    assert uses(files, "left.Left.frob", kind="call") == {("app.py", 2, "call", "by-name")}
+    other = {**files, "other.py": "class Other:\n    def frob(self):\n        pass\n"}
+    assert uses(other, "left.Left.frob", kind="call") == {("app.py", 2, "call", "candidate")}
+
+
 def test_unknown_receiver_of_a_method_several_classes_define_is_a_candidate(uses: Callable[..., set[Use]]) -> None:
     files = {
         "lib.py": """

@@ -141,6 +141,16 @@ def test_a_task_in_words_matches_the_identifier() -> None:
     assert set(tokens("parse the cookie")) <= set(tokens("def parse_cookie(header): ..."))
 
 
+def test_the_most_common_terms_are_left_out_until_the_postings_fit() -> None:
+    dfs = {"cookie": 40, "parse": 900, "header": 3000, "value": 9000}
+    terms = ["parse", "the", "cookie", "header", "value"]
+    # `the` is in no document: it costs nothing and stays; `value`, then `header`, go.
+    assert textindex.within_budget(terms, dfs, 1000) == ["parse", "the", "cookie"]
+    assert textindex.within_budget(terms, dfs, 100_000) == terms
+    # Never fewer than the two rarest, even over the budget.
+    assert textindex.within_budget(["value", "header", "parse"], dfs, 10) == ["header", "parse"]
+
+
 # --- expansion (pure) -----------------------------------------------------------------------
 
 
@@ -467,10 +477,48 @@ def test_text_index_follows_the_graph_and_never_retokenizes_an_unchanged_blob(pr
     ensure_current(r)  # the indexer's hook brings the text index along: one new blob tokenized
     assert textindex.is_current(db, head2)
     assert db.execute("SELECT count(*) FROM text_blobs").fetchone()[0] == blobs + 1
+    # The cache's size is counted as it grows (counting the table would read all of it on every commit).
+    assert db.execute("SELECT value FROM meta WHERE key = 'text_blobs'").fetchone() == (str(blobs + 1),)
     assert [h.qualname for h in textindex.search(db, ["discount"])] == ["shop.prices.discount"]
     project.git("checkout", "-q", "--detach", head)  # back: the old blob's words come from the cache
     ensure_current(r)
     assert textindex.is_current(db, head)
     assert db.execute("SELECT count(*) FROM text_blobs").fetchone()[0] == blobs + 1
     assert textindex.search(db, ["discount"]) == []
+    r.store.close()
+
+
+def test_after_a_commit_only_its_paths_are_compared_unless_the_configuration_changed(project: GitRepo) -> None:
+    r = open_repo(str(project.root))
+    db = r.store.graph
+    head = ensure_current(r).head
+    assert head is not None
+    ensure_indexes(r.store, r.root, head)
+    asked: list[tuple[str, str]] = []
+
+    def differ(old: str, new: str) -> list[str]:
+        asked.append((old, new))
+        from graphguard.retrieval import source
+
+        return source.changed_paths(r.root, old, new)
+
+    def docs() -> set[tuple[str, str]]:
+        return set(db.execute("SELECT path, qualname FROM text_docs"))
+
+    head2 = project.commit("prices", {"shop/prices.py": "def discount():\n    return 1\n"})
+    ensure_current(r)
+    # Back to the state of `head`, with the cart's row made wrong: a full comparison would mend it.
+    db.execute("UPDATE meta SET value = ? WHERE key = 'text_state'", (f"{textindex.TEXT_VERSION}:{head}",))
+    db.execute("UPDATE text_files SET blob = 'stale' WHERE path = 'shop/cart.py'")
+    assert textindex.ensure(db, head2, lambda shas: {}, differ) == 0  # prices.py is indexed already
+    assert asked == [(head, head2)]
+    assert db.execute("SELECT blob FROM text_files WHERE path = 'shop/cart.py'").fetchone() == ("stale",)
+    assert ("shop/prices.py", "shop.prices.discount") in docs()
+    # An exclusion changes the files table with no commit: the next update compares every path.
+    db.execute("UPDATE meta SET value = 'another' WHERE key = 'text_config'")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'text_state'", (f"{textindex.TEXT_VERSION}:{head}",))
+    asked.clear()
+    textindex.ensure(db, head2, lambda shas: {}, differ)
+    assert asked == []
+    assert db.execute("SELECT blob FROM text_files WHERE path = 'shop/cart.py'").fetchone() != ("stale",)
     r.store.close()

@@ -37,6 +37,8 @@ TEXT_FILES = 60
 COCHANGE_FILES = 50
 #: Symbols shown per file (its best ones); a file's later symbols score a bit below its first.
 PER_FILE = 2
+#: Tests named after each seed: at most this many, the nearest first.
+NAMED_TESTS = 50
 SECOND_SYMBOL = 0.9
 DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
@@ -97,7 +99,7 @@ def ensure_indexes(store: object, root: str, head: str | None, *, lock_timeout: 
         return
     with store.write_lock(lock_timeout):  # type: ignore[attr-defined]
         history.update(db, root, head)
-        textindex.ensure(db, head, lambda shas: source.blobs(root, shas))
+        textindex.ensure(db, head, lambda shas: source.blobs(root, shas), lambda a, b: source.changed_paths(root, a, b))
 
 
 # --- the query ------------------------------------------------------------------------------
@@ -118,10 +120,9 @@ class Retriever:
         files: dict[str, float] = {}
         focus: dict[str, list[str]] = {}
         unknown = []
-        by_module = {f.module: f.path for f in self.files.by_path.values()}
         for name in names:
             path = name.replace("\\", "/").removeprefix("./")
-            if path in self.files.by_path:
+            if path in self.files:
                 files[path] = 1.0
                 continue
             sym = graphdata.symbols_named(self.db, self.files, [name]).get(name)
@@ -129,8 +130,9 @@ class Retriever:
                 files[sym.path] = 1.0
                 focus.setdefault(sym.path, []).append(sym.qualname)
                 continue
-            if name in by_module:
-                files[by_module[name]] = 1.0
+            module_path = self.files.path_of_module(name)
+            if module_path is not None:
+                files[module_path] = 1.0
                 continue
             unknown.append(name)
         if unknown:
@@ -155,11 +157,12 @@ class Retriever:
         if request.text is not None:
             result.terms = query_terms(request.text)
             hits = textindex.search(self.db, textindex.useful_terms(self.db, result.terms), limit=TEXT_HITS)
-            hits = [h for h in hits if h.path in self.files.by_path]
+            self.files.load(h.path for h in hits)
+            hits = [h for h in hits if h.path in self.files]
             text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
-            focus = text_focus(hits, starts, {p: self.files.by_path[p].module for p in starts})
+            focus = text_focus(hits, starts, {p: self.files.module(p) for p in starts})
             pinned: set[str] = set()
         else:
             seeds, focus = self.resolve_seeds(request.seeds)
@@ -179,7 +182,8 @@ class Retriever:
         )
         now = history.head_time(self.db)
         co = history.cochange(history.seed_touches(self.db, list(starts)), starts, now)
-        co = {p: v for p, v in co.items() if p in self.files.by_path}
+        self.files.load(co)
+        co = {p: v for p, v in co.items() if p in self.files}
 
         cands: dict[str, rank.Candidate] = {}
 
@@ -210,7 +214,7 @@ class Retriever:
             c.is_seed = True
             c.pinned = path in pinned
         # Tests: direct importers of a seed, tests named after a seed, tests further away.
-        test_names = rank.tests_named_after(list(seeds), [p for p, f in self.files.by_path.items() if f.is_test])
+        test_names = self._tests_named_after(list(seeds))
         for path, v in test_names.items():
             c = cand(path)
             c.signals["test"] = max(c.signals.get("test", 0.0), v)
@@ -234,6 +238,43 @@ class Retriever:
         self._fill(result, ranked, request, hits, expansion, focus)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
+
+    def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
+        """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up
+        to the whole repository, until NAMED_TESTS are found. A monorepo has a `test_models.py` in every package:
+        all of them would cost what the repository holds, and the far ones say nothing about this seed."""
+        found: dict[str, float] = {}
+
+        def take(seed: str, tests: list[str], near: dict[str, float]) -> None:
+            for path, v in rank.tests_named_after([seed], tests).items():
+                if len(near) < NAMED_TESTS or path in near:
+                    near[path] = v
+
+        everywhere: list[tuple[str, dict[str, float]]] = []  # seeds whose folders hold too few
+        for seed in seeds:
+            stems = rank.seed_stems([seed])
+            if not stems:
+                continue
+            near: dict[str, float] = {}
+            folder = seed.rpartition("/")[0]
+            # Folders two levels deep or more: a top-level folder is about the whole repository (`mono/`,
+            # `src/`), which the one scan below reads for every seed at once.
+            while "/" in folder and len(near) < NAMED_TESTS:
+                # A range of the index of paths. A generous limit: a candidate may fail rank's exact test.
+                take(seed, self.files.tests_containing(stems, under=folder, most=4 * NAMED_TESTS), near)
+                folder = folder.rpartition("/")[0]
+            if len(near) < NAMED_TESTS:
+                everywhere.append((seed, near))
+            for path, v in near.items():
+                found[path] = max(found.get(path, 0.0), v)
+        if everywhere:  # one scan of the whole index for all of them
+            stems = rank.seed_stems([seed for seed, _ in everywhere])
+            tests = self.files.tests_containing(stems, most=4 * NAMED_TESTS * len(everywhere))
+            for seed, near in everywhere:
+                take(seed, tests, near)
+                for path, v in near.items():
+                    found[path] = max(found.get(path, 0.0), v)
+        return found
 
     # symbols, source text, budget
 
@@ -270,7 +311,7 @@ class Retriever:
             blob, lines = texts[c.path]
             row = sym_rows.get(q)
             if row is None or row.path != c.path:  # the module itself
-                q = self.files.by_path[c.path].module
+                q = self.files.module(c.path)
                 outline = [r for r in graphdata.symbols_in(self.db, self.files, c.path) if r.kind in ("function", "class")]
                 full = blob.rstrip("\n")
                 sig = module_outline(lines, q, outline)
@@ -297,7 +338,7 @@ class Retriever:
         if named:
             return list(named)
         names: list[str] = []
-        module = self.files.by_path[c.path].module
+        module = self.files.module(c.path)
         for h in hits:
             if h.qualname not in names and h.qualname != module:
                 names.append(h.qualname)

@@ -33,18 +33,84 @@ class FileRow(NamedTuple):
 
 
 class Files:
-    """The files table in memory (a few milliseconds for thousands of files)."""
+    """Rows of the files table, read when first asked for and kept: a query touches a few hundred files, and
+    reading all of them would make every query cost what the repository holds (100,000 rows in a monorepo)."""
 
     def __init__(self, db: sqlite3.Connection):
-        rows = [FileRow._make(r) for r in db.execute("SELECT id, path, blob, module, is_test FROM files")]
-        self.by_path: dict[str, FileRow] = {r.path: r for r in rows}
-        self.by_id: dict[int, FileRow] = {r.id: r for r in rows}
+        self.db = db
+        self._by_path: dict[str, FileRow | None] = {}
+        self._by_id: dict[int, FileRow | None] = {}
+
+    def _read(self, column: str, keys: Sequence[object]) -> None:
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            for r in self.db.execute(
+                f"SELECT id, path, blob, module, is_test FROM files WHERE {column} IN ({_marks(len(chunk))})", chunk
+            ):
+                row = FileRow._make(r)
+                self._by_path[row.path] = self._by_id[row.id] = row
+
+    def load(self, paths: Iterable[str]) -> None:
+        """Read the rows of these paths in a few queries (one each would cost more)."""
+        todo = [p for p in dict.fromkeys(paths) if p not in self._by_path]
+        self._read("path", todo)
+        for p in todo:
+            self._by_path.setdefault(p, None)
+
+    def load_ids(self, ids: Iterable[int]) -> None:
+        todo = [i for i in dict.fromkeys(ids) if i not in self._by_id]
+        self._read("id", todo)
+        for i in todo:
+            self._by_id.setdefault(i, None)
+
+    def get(self, path: str) -> FileRow | None:
+        if path not in self._by_path:
+            self.load([path])
+        return self._by_path[path]
+
+    def by_id(self, fid: int) -> FileRow | None:
+        if fid not in self._by_id:
+            self.load_ids([fid])
+        return self._by_id[fid]
+
+    def __contains__(self, path: str) -> bool:
+        return self.get(path) is not None
+
+    def module(self, path: str) -> str:
+        row = self.get(path)
+        if row is None:
+            raise KeyError(path)
+        return row.module
+
+    def path_of_module(self, module: str) -> str | None:
+        row = self.db.execute("SELECT path FROM files WHERE module = ? ORDER BY id DESC LIMIT 1", (module,)).fetchone()
+        return row[0] if row else None
+
+    def tests_containing(self, words: Iterable[str], under: str = "", most: int = -1) -> list[str]:
+        """Test files under the folder `under` ("" for all) whose file name holds one of `words`, at most `most`
+        (-1: all). SQLite filters, over the index of paths (the table's rows are wide): Python never sees the
+        other rows."""
+        words = sorted(set(words))
+        if not words:
+            return []
+        base = "replace(path, rtrim(path, replace(path, '/', '')), '')"  # the file name: what follows the last /
+        # The cheap test on the whole path first: the file name is cut out only for the few rows that pass it.
+        match = " OR ".join([f"(instr(path, ?) > 0 AND instr({base}, ?) > 0)"] * len(words))
+        where, args = f"({match})", [w for w in words for _ in (0, 1)]
+        if under:
+            where += " AND path >= ? AND path < ?"  # a range of the index: the folder's files only
+            args += [under + "/", under + "0"]  # "0" is the character after "/"
+        return [r[0] for r in self.db.execute(
+            f"SELECT path FROM files WHERE id IN (SELECT id FROM files WHERE {where}) AND is_test ORDER BY id LIMIT ?",
+            [*args, most])]
 
     def ids(self, paths: Iterable[str]) -> list[int]:
-        return [self.by_path[p].id for p in paths if p in self.by_path]
+        paths = list(paths)
+        self.load(paths)
+        return [row.id for row in map(self._by_path.get, paths) if row is not None]
 
     def is_test(self, path: str) -> bool:
-        row = self.by_path.get(path)
+        row = self.get(path)
         return bool(row and row.is_test)
 
 
@@ -74,9 +140,13 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
     if not ids:
         return []
     acc: dict[tuple[int, int, str], _EdgeFacts] = {}  # (node, other, direction) -> what its edges add up to
+    found: list[tuple[int, int, str, str | None, int, str | None]] = []
 
     def add(node: int, other: int, direction: str, kind: str | None, n: int = 0, symbol: str | None = None) -> None:
-        if node == other or other not in files.by_id:
+        found.append((node, other, direction, kind, n, symbol))
+
+    def tally(node: int, other: int, direction: str, kind: str | None, n: int, symbol: str | None) -> None:
+        if node == other or files.by_id(other) is None:
             return
         entry = acc.setdefault((node, other, direction), _EdgeFacts())
         if kind:
@@ -85,7 +155,7 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
         if symbol:
             entry.symbol_counts[symbol] = entry.symbol_counts.get(symbol, 0) + 1
 
-    plain = [i for i in ids if files.by_id[i].path not in focus]
+    plain = [i for i in ids if _row(files, i).path not in focus]
     if plain:
         m = _marks(len(plain))
         for src, dst, kind, n in db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE src IN ({m})", plain):
@@ -104,10 +174,10 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
             plain,
         ):
             add(node, other, "reverse", kind, 0, scope)
-    for node, other, test_fn in fixture_users(db, files, [files.by_id[i].path for i in plain]):
+    for node, other, test_fn in fixture_users(db, files, [_row(files, i).path for i in plain]):
         add(node, other, "reverse", "fixture", 0, test_fn)
     for path, qualnames in focus.items():
-        row = files.by_path.get(path)
+        row = files.get(path)
         if row is None or not qualnames:
             continue
         names = list(dict.fromkeys(qualnames))
@@ -128,11 +198,15 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
             (row.id, *names, *likes),
         ):
             add(row.id, other, "reverse", kind, 0, scope)
+    files.load_ids(other for _, other, *_ in found)
+    for edge in found:
+        tally(*edge)
     out = []
     for (node, other, direction), facts in acc.items():
-        node_path, other_path = files.by_id[node].path, files.by_id[other].path
+        node_row, other_row = _row(files, node), _row(files, other)
+        node_path, other_path = node_row.path, other_row.path
         kinds, counts = set(facts.kinds), facts.symbol_counts
-        if direction == "reverse" and files.by_id[other].is_test:
+        if direction == "reverse" and other_row.is_test:
             kinds.add("test")
         if kinds <= {"import"}:
             importer = node_path if direction == "forward" else other_path
@@ -166,7 +240,9 @@ def fixture_users(db: sqlite3.Connection, files: Files, paths: Sequence[str]) ->
     for path in paths:
         if posixpath.basename(path) != "conftest.py":
             continue
-        conf = files.by_path[path]
+        conf = files.get(path)
+        if conf is None:
+            continue
         fixtures = {
             name for (name, qualname) in db.execute(
                 "SELECT name, qualname FROM symbols WHERE file_id = ? AND kind = 'function'", (conf.id,))
@@ -186,6 +262,13 @@ def fixture_users(db: sqlite3.Connection, files: Files, paths: Sequence[str]) ->
     return out
 
 
+def _row(files: Files, fid: int) -> FileRow:
+    """The row of a file id the caller knows is in the table (it came from it)."""
+    row = files.by_id(fid)
+    assert row is not None, fid
+    return row
+
+
 def _like_prefix(qualname: str) -> str:
     return qualname.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
 
@@ -201,14 +284,14 @@ def degree_of(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> dic
         deg[fid] = deg.get(fid, 0) + n
     for fid, n in db.execute(f"SELECT dst, count(*) FROM file_edges WHERE kind = 'import' AND dst IN ({m}) GROUP BY dst", ids):
         deg[fid] = deg.get(fid, 0) + n
-    return {files.by_id[i].path: n for i, n in deg.items()}
+    return {_row(files, i).path: n for i, n in deg.items()}
 
 
 Symbol = SymbolRow  # one record for a row of `symbols`, here and in graph.py
 
 
 def symbols_in(db: sqlite3.Connection, files: Files, path: str) -> list[Symbol]:
-    row = files.by_path.get(path)
+    row = files.get(path)
     if row is None:
         return []
     return [Symbol(q, k, path, a, b, s) for q, k, a, b, s in
@@ -218,12 +301,15 @@ def symbols_in(db: sqlite3.Connection, files: Files, path: str) -> list[Symbol]:
 def symbols_named(db: sqlite3.Connection, files: Files, qualnames: Sequence[str]) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
     qualnames = list(dict.fromkeys(qualnames))
+    rows = []
     for i in range(0, len(qualnames), 500):
         chunk = qualnames[i : i + 500]
-        for q, k, fid, a, b, s in db.execute(
+        rows += db.execute(
             f"SELECT qualname, kind, file_id, line, end_line, signature FROM symbols WHERE qualname IN ({_marks(len(chunk))})", chunk
-        ):
-            f = files.by_id.get(fid)
-            if f is not None and q not in out:
-                out[q] = Symbol(q, k, f.path, a, b, s)
+        ).fetchall()
+    files.load_ids(r[2] for r in rows)
+    for q, k, fid, a, b, s in rows:
+        f = files.by_id(fid)
+        if f is not None and q not in out:
+            out[q] = Symbol(q, k, f.path, a, b, s)
     return out

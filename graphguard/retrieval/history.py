@@ -106,12 +106,7 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
         db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
-    # The ids of the paths these commits touch only: reading every path would cost a commit the repository's size.
-    wanted = sorted({p for c in commits if c.side != "<" for p in c.paths})
-    path_ids: dict[str, int | None] = {}
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i : i + 500]
-        path_ids.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths if is_python(p) and git.is_utf8_name(p)})
     touches = []
     for c in commits:
         if c.side == "<":
@@ -126,10 +121,19 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         for p in paths:
             pid = path_ids.get(p)
             if pid is None:
-                pid = path_ids[p] = db.execute("INSERT INTO history_paths(path) VALUES (?)", (p,)).lastrowid
+                pid = path_ids[p] = int(db.execute("INSERT INTO history_paths(path) VALUES (?)", (p,)).lastrowid or 0)
             touches.append((pid, cid))
     db.executemany("INSERT OR IGNORE INTO history_touches VALUES (?, ?)", touches)
 
+
+def _path_ids(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:
+    """Ids of these paths that the log holds already (only these: the table holds every path HEAD's history does)."""
+    paths = sorted(paths)
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        out.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+    return out
 
 
 # --- queries ------------------------------------------------------------------------------

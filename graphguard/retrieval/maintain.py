@@ -18,7 +18,7 @@ def after_index(store: Store, root: str, head: str) -> None:
     try:
         history.update(db, root, head)
         if db.execute("SELECT 1 FROM meta WHERE key = 'text_state'").fetchone():
-            textindex.ensure(db, head, lambda shas: source.blobs(root, shas))
+            textindex.ensure(db, head, lambda shas: source.blobs(root, shas), lambda a, b: source.changed_paths(root, a, b))
     except Exception as e:  # noqa: BLE001 - retrieval's indexes are a cache; the graph is what matters here
         if db.in_transaction:
             db.execute("ROLLBACK")

@@ -153,10 +153,16 @@ def _stem(path: str) -> str:
     return base.removesuffix(".pyi").removesuffix(".py").lstrip("_")
 
 
-def tests_named_after(seeds: Sequence[str], tests: Iterable[str]) -> dict[str, float]:
-    """Tests named after a seed module: `test_http.py` (1.0), `test_http_parser.py` or `http_test.py` (0.7)."""
+def seed_stems(seeds: Sequence[str]) -> set[str]:
+    """The module names a test named after a seed holds (a test file's path without one cannot be named after it)."""
     stems = {_stem(s) for s in seeds if not s.rpartition("/")[2].startswith("test")}
     stems.discard("")
+    return stems
+
+
+def tests_named_after(seeds: Sequence[str], tests: Iterable[str]) -> dict[str, float]:
+    """Tests named after a seed module: `test_http.py` (1.0), `test_http_parser.py` or `http_test.py` (0.7)."""
+    stems = seed_stems(seeds)
     if not stems:
         return {}
     out: dict[str, float] = {}

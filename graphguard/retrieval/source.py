@@ -67,3 +67,9 @@ def at_head(root: str, paths: Iterable[str], rev: str = "HEAD") -> tuple[dict[st
 def blobs(root: str, shas: Iterable[str]) -> dict[str, bytes]:
     batch = read(root, shas)
     return {spec: data for spec, (_, data) in batch.found.items()}
+
+
+def changed_paths(root: str, old: str, new: str) -> list[str]:
+    """Paths that differ between two commits (a tree diff: what a commit touched, not what the repository holds)."""
+    # A name that is not UTF-8 is never indexed (and SQLite could not be asked about it).
+    return [c.path for c in git.diff(root, old, new) if git.is_utf8_name(c.path)]

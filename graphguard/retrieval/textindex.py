@@ -61,15 +61,26 @@ def is_current(db: sqlite3.Connection, head: str) -> bool:
     return bool(row) and row[0] == f"{TEXT_VERSION}:{head}"
 
 
-def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+#: A commit's diff longer than this is compared table to table instead (as fast, and one query).
+MAX_DIFF_PATHS = 5000
+
+#: Which paths differ between two commits (None when it cannot say): `ensure` then compares only these.
+Differ = Callable[[str, str], "Sequence[str] | None"]
+
+
+def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
+           differ: Differ | None = None) -> int:
     """Bring the index up to the files table; return how many files were (re)indexed. The caller holds the
-    write lock and no transaction is open."""
+    write lock and no transaction is open. With `differ`, only the paths that differ between the commit the
+    index describes and `head` are compared (a few after a commit, whatever the repository holds)."""
     if is_current(db, head):
         return 0
+    changed = _changed_since(db, head, differ)
     db.execute("BEGIN IMMEDIATE")
     try:
-        n = _update(db, read_blobs)
+        n = _update(db, read_blobs, changed)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('text_state', ?)", (f"{TEXT_VERSION}:{head}",))
+        db.execute("INSERT OR REPLACE INTO meta SELECT 'text_config', value FROM meta WHERE key = 'config'")
     except BaseException:
         db.execute("ROLLBACK")
         raise
@@ -77,17 +88,55 @@ def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], 
     return n
 
 
-def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]]) -> int:
+def _changed_since(db: sqlite3.Connection, head: str, differ: Differ | None) -> list[str] | None:
+    """The paths whose files rows can differ from the index's, or None: compare every path. Only the commit's diff
+    when the index describes a commit and the graph was built with the same configuration (an exclusion added
+    changes the files table with no commit)."""
+    if differ is None:
+        return None
+    state = {k: v for k, v in db.execute("SELECT key, value FROM meta WHERE key IN ('text_state', 'text_config', 'config')")}
+    version, _, old = (state.get("text_state") or "").partition(":")
+    if version != TEXT_VERSION or not old or state.get("text_config") != state.get("config"):
+        return None
+    try:
+        paths = differ(old, head)
+    except Exception:  # noqa: BLE001 - the old commit may be gone (gc after a rewrite): compare everything
+        return None
+    return None if paths is None or len(paths) > MAX_DIFF_PATHS else sorted(set(paths))
+
+
+def _differences(db: sqlite3.Connection, changed: Sequence[str] | None) -> tuple[dict[str, str], dict[str, tuple[int, str, str]]]:
+    """(path -> blob the index holds that the files table no longer has, path -> (id, blob, module) of files rows
+    the index does not hold), compared in SQLite: over `changed` only, or every path."""
+    stale_q = "SELECT t.path, t.blob FROM text_files t LEFT JOIN files f ON f.path = t.path WHERE (f.blob IS NULL OR f.blob != t.blob)"
+    fresh_q = ("SELECT f.id, f.path, f.blob, f.module FROM files f LEFT JOIN text_files t ON t.path = f.path"
+               " WHERE (t.blob IS NULL OR t.blob != f.blob)")
+    if changed is None:
+        return dict(db.execute(stale_q)), {p: (i, b, m) for i, p, b, m in db.execute(fresh_q)}
+    stale: dict[str, str] = {}
+    fresh: dict[str, tuple[int, str, str]] = {}
+    for i in range(0, len(changed), 500):
+        chunk = list(changed[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        stale.update(db.execute(f"{stale_q} AND t.path IN ({marks})", chunk))
+        fresh.update((p, (fid, b, m)) for fid, p, b, m in db.execute(f"{fresh_q} AND f.path IN ({marks})", chunk))
+    return stale, fresh
+
+
+def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]],
+            changed: Sequence[str] | None = None) -> int:
     version = db.execute("SELECT value FROM meta WHERE key = 'text_version'").fetchone()
     if not version or version[0] != TEXT_VERSION:
         for table in ("text_blobs", "text_files", "text_docs"):
             db.execute(f"DELETE FROM {table}")
+        db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
         db.execute("INSERT OR REPLACE INTO meta VALUES ('text_version', ?)", (TEXT_VERSION,))
-    current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
-    indexed = dict(db.execute("SELECT path, blob FROM text_files"))
-    stale = [p for p, b in indexed.items() if p not in current or current[p][1] != b]
-    fresh = sorted(p for p, v in current.items() if indexed.get(p) != v[1])
+        changed = None
+    # What differs between the two tables: after a commit a few paths of 100,000.
+    indexed, current = _differences(db, changed)
+    stale = sorted(indexed)
+    fresh = sorted(current)
     if not stale and not fresh:
         return 0
     cached = _load_cache(db, {indexed[p] for p in stale} | {current[p][1] for p in fresh})
@@ -96,6 +145,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
         db.execute("DELETE FROM text_docs")
         db.execute("DELETE FROM text_files")
+        current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
         stale, fresh = [], sorted(current)
         cached = _load_cache(db, {current[p][1] for p in fresh})
     for path in stale:
@@ -109,7 +159,8 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("DELETE FROM text_files WHERE path = ?", (path,))
     missing = sorted({current[p][1] for p in fresh} - set(cached))
     if missing:
-        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in set(missing)], current)
+        wanted = set(missing)  # once: built for each path, it made the first index quadratic (hours at 100,000 files)
+        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in wanted], current)
         texts = read_blobs(missing)
         new_rows = []
         for sha in missing:
@@ -128,10 +179,20 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
                                (path, qualname, d[1], d[2], d[3])).lastrowid
             db.execute("INSERT INTO text_fts(rowid, name, prose, body, path) VALUES (?, ?, ?, ?, ?)", (rowid, d[4], d[5], d[6], ptoks))
         db.execute("INSERT OR REPLACE INTO text_files VALUES (?, ?)", (path, blob))
-    live = len(current)
-    if db.execute("SELECT count(*) FROM text_blobs").fetchone()[0] > CACHE_SLACK * live + 1000:
+    live = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    if _cached_blobs(db, len(missing)) > CACHE_SLACK * live + 1000:
         db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
+        db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
     return len(fresh)
+
+
+def _cached_blobs(db: sqlite3.Connection, added: int) -> int:
+    """How many blobs the cache holds, `added` new ones included: a count kept in meta, since counting the table
+    reads all of it (20 ms at 100,000 files, on every commit's hook)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'text_blobs'").fetchone()
+    n = int(row[0]) + added if row and str(row[0]).isdigit() else db.execute("SELECT count(*) FROM text_blobs").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('text_blobs', ?)", (str(n),))
+    return int(n)
 
 
 def _load_cache(db: sqlite3.Connection, shas: Iterable[str]) -> dict[str, list[tuple[str, str, int, int, str, str, str]]]:
@@ -179,6 +240,11 @@ def search(db: sqlite3.Connection, terms: Sequence[str], *, limit: int = 200, we
 #: has at least two other terms: it costs the most time (every document holding it is scored) and weighs the least.
 LARGE_INDEX = 20000
 COMMON_SHARE = 0.2
+#: And the terms of a query hold at most this many documents between them (the most common are left out first,
+#: down to the two rarest): BM25 scores every document a term holds, so without a cap the query would cost what
+#: the repository holds (about 1 microsecond a document: 0.3 s on a 100,000-file monorepo), while a term that
+#: common weighs little against the rarer ones kept. Indexes of Django's size rarely reach it.
+POSTINGS_BUDGET = 50000
 
 
 def useful_terms(db: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
@@ -187,7 +253,19 @@ def useful_terms(db: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
         return list(terms)
     dfs = document_frequencies(db, terms)
     keep = [t for t in terms if dfs.get(t, 0) <= COMMON_SHARE * n]
-    return keep if len(keep) >= 2 else list(terms)
+    if len(keep) < 2:
+        keep = list(terms)
+    return within_budget(keep, dfs, POSTINGS_BUDGET)
+
+
+def within_budget(terms: Sequence[str], dfs: dict[str, int], budget: int) -> list[str]:
+    """`terms` less the most common ones, until the documents they hold fit in `budget`; never fewer than two."""
+    kept = sorted(dict.fromkeys(terms), key=lambda t: (dfs.get(t, 0), t))
+    total = sum(dfs.get(t, 0) for t in kept)
+    while total > budget and len(kept) > 2:
+        total -= dfs.get(kept.pop(), 0)
+    chosen = set(kept)
+    return [t for t in terms if t in chosen]
 
 
 def document_frequencies(db: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
