@@ -123,6 +123,22 @@ def test_restored_graph_at_the_merge_base_itself_is_used_as_is(make_repo: Callab
     assert not differences(dump(warm.graph_path), cold_graph)
 
 
+def test_cache_of_another_repository_at_a_commit_this_clone_lacks_is_sound(
+    make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path,
+) -> None:
+    """A fork's cache, or a run at a merge commit that was never fetched: its head is unknown here, some
+    paths are shared with other contents. Only facts of identical blobs may be reused."""
+    origin = origin_with_pull_request(make_repo)
+    cold, cold_graph = cold_answer(origin, tmp_path, graphguard_cli)
+    other = make_repo({**LIB, "pkg/text.py": "def slugify(value):\n    return value\n", "pkg/extra.py": "X = 1\n"},
+                      name="other")
+    saved = earlier_run(other, tmp_path, graphguard_cli, "main")
+    warm = fresh_clone(origin, tmp_path / "warm", "pr")
+    restore(saved, warm, graph=True)
+    assert report(graphguard_cli(warm, "check", "--base", "main", "--format", "json")) == cold
+    assert not differences(dump(warm.graph_path), cold_graph)
+
+
 def _set_version(path: Path, version: int) -> None:
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {version}")
