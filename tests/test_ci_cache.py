@@ -20,7 +20,7 @@ import pytest
 from graphguard.store import BLOB_SCHEMA_VERSION
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 from tests.graphdump import differences, dump
-from tests.helpers import GitRepo, Result, init_repo
+from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]
 README = Path(__file__).resolve().parent.parent / "README.md"
