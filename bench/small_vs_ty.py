@@ -15,7 +15,8 @@ rebuild each other's graph) the script:
    whose name is called somewhere else in the project (a text search for `name(`), shuffles
    them with the seed, and deals out the changes round-robin over two kinds: a required
    parameter added (after the last parameter without a default, so the header stays valid)
-   and a keyword parameter renamed (one with a default); the edit is staged;
+   and a keyword parameter renamed (one with a default, and its uses in the body with it, so that
+   only callers passing it by keyword break); the edit is staged;
 3. per change, times whole processes, alternating which goes first: `graphguard check
    --staged --format json` in each version's clone, and `ty check` of the project (ty's whole
    run; its new errors are those not in the baseline, a multiset difference by file, line,
@@ -157,14 +158,19 @@ def ensure_deps_env(projects: list[Project]) -> str:
 
 
 @dataclass(frozen=True)
+class Edit:
+    line: int  # 1-based
+    col: int  # byte offset in that line
+    delete: int  # bytes removed there
+    insert: str
+
+
+@dataclass(frozen=True)
 class Change:
     path: str
     symbol: str
     kind: str
-    line: int  # 1-based line of the edit
-    col: int  # byte offset in that line
-    delete: int  # bytes removed there
-    insert: str
+    edits: tuple[Edit, ...]
 
 
 def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -195,10 +201,10 @@ def change_of(kind: str, path: str, symbol: str, fn: ast.FunctionDef | ast.Async
         if required:
             last = required[-1]
             assert last.end_lineno is not None and last.end_col_offset is not None
-            return Change(path, symbol, kind, last.end_lineno, last.end_col_offset, 0, f", {NEW_PARAM}")
+            return Change(path, symbol, kind, (Edit(last.end_lineno, last.end_col_offset, 0, f", {NEW_PARAM}"),))
         line, col = _open_paren(lines, fn)
         empty = not positional and not fn.args.kwonlyargs and fn.args.vararg is None and fn.args.kwarg is None
-        return Change(path, symbol, kind, line, col, 0, NEW_PARAM if empty else f"{NEW_PARAM}, ")
+        return Change(path, symbol, kind, (Edit(line, col, 0, NEW_PARAM if empty else f"{NEW_PARAM}, "),))
     # rename-kw-param: a parameter with a default that a caller may pass by keyword
     with_default = positional[len(positional) - len(fn.args.defaults):] if fn.args.defaults else []
     with_default += [a for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
@@ -206,7 +212,10 @@ def change_of(kind: str, path: str, symbol: str, fn: ast.FunctionDef | ast.Async
     if not with_default:
         return None
     arg = with_default[0]
-    return Change(path, symbol, kind, arg.lineno, arg.col_offset, len(arg.arg.encode()), f"{arg.arg}_renamed")
+    # The body's uses follow the rename (a refactoring, not a typo): only callers passing it by keyword break.
+    uses = [n for stmt in fn.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == arg.arg]
+    edits = [Edit(n.lineno, n.col_offset, len(arg.arg.encode()), f"{arg.arg}_renamed") for n in [arg, *uses]]
+    return Change(path, symbol, kind, tuple(edits))
 
 
 def plan(repo: str, project: Project, n: int, seed: int) -> list[Change]:
@@ -254,8 +263,9 @@ def apply(repo: str, change: Change) -> None:
     full = os.path.join(repo, change.path)
     with open(full, "rb") as f:
         lines = f.read().splitlines(keepends=True)
-    line = lines[change.line - 1]
-    lines[change.line - 1] = line[:change.col] + change.insert.encode() + line[change.col + change.delete:]
+    for e in sorted(change.edits, key=lambda e: (e.line, e.col), reverse=True):  # later edits first: offsets hold
+        line = lines[e.line - 1]
+        lines[e.line - 1] = line[:e.col] + e.insert.encode() + line[e.col + e.delete:]
     with open(full, "wb") as f:
         f.write(b"".join(lines))
     run(["git", "add", change.path], cwd=repo)
