@@ -4,7 +4,7 @@
     revisions.changed     the changed Python files                            -> paths
     revisions.read_sides  their old and new bytes (blobs; the working tree only for --worktree) -> Sides
     overlay.build         both versions of the repository over the stored graph -> Overlay
-    interface.find        syntax errors, lost re-exports, libcst signatures -> sigdiff -> Interface
+    interface.find        syntax errors, lost re-exports, signatures of changed headers -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
     uses.once             each site under one change only (a class and its base's __init__)
     calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact

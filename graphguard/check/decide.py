@@ -61,7 +61,7 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
     """Where the new definition (a class: its `__init__`) passes its **kwargs on, or reads them.
 
     Only read when an argument may now land in `**kwargs` (signatures of other files are
-    read for the forwarding calls: libcst, not for a change that cannot need them).
+    read for the forwarding calls, not for a change that cannot need them).
     """
     from graphguard import impact
 
