@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
