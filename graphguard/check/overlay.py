@@ -65,9 +65,20 @@ class Overlay:
         for p in self.sides.new.data:
             if p not in self.old_map.primary and p not in self.new_map.primary:
                 continue
+            if self._resolves_alike(p):
+                out[p] = self.fresh_new[p]
+                continue
             hybrid_map = self.old_map if p in self.old_map.primary else self.old_map.with_changes({p}, frozenset())
             out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
         return out
+
+    def _resolves_alike(self, path: str) -> bool:
+        """Whether `path`'s new version resolves the same against the old repository as against the new one:
+        when it is the only file changed, no file came or went and it dropped no definition, the two
+        repositories differ in nothing its resolution reads (one resolution of a 6,000-line file: ~0.14 s)."""
+        new = self.new_facts.get(path)
+        return (self.sides.paths == [path] and self.new_map is self.old_map and path in self.new_map.primary
+                and new is not None and with_old_definitions(new, self.old_facts(path)) is new)
 
     @property
     def changed(self) -> set[str]:
