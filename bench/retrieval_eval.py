@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from graphguard.modules import is_test_path
+from graphguard.config import Config
 from graphguard.retrieval.tokenize import query_terms, tokens
 
 GG = [sys.executable, "-m", "graphguard"]
@@ -356,6 +356,14 @@ def write_readme(path: str, text: str) -> None:
     _, _, tail = rest.partition(MARK_END)
     with open(path, "w", encoding="utf-8") as f:
         f.write(f"{head}{MARK_START}\n{text.strip()}\n{MARK_END}{tail}")
+
+
+def is_test_path(path: str) -> bool:
+    """A test file by graphguard's default test globs (the projects here configure none)."""
+    return bool(_DEFAULT_CONFIG.is_test(path))
+
+
+_DEFAULT_CONFIG = Config()
 
 
 def time_queries(repo: str, runs: int, tasks: Sequence[str] = ()) -> str:
