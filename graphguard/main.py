@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
     p.add_argument("--verbose", action="store_true",
                    help="text and markdown: list the callers that still bind too (by default they are counted)")
+    command("mcp", "serve the graph to coding agents over the Model Context Protocol (stdio)", formats=())
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
     from graphguard.retrieval.rank import PROFILES
@@ -129,6 +130,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error("--head needs --base")
         return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format,
                      verbose=args.verbose)
+    if args.command == "mcp":
+        from graphguard.commands.mcp import mcp
+
+        return mcp(repo)
     if args.command == "callers":
         from graphguard.commands.callers import callers
 
