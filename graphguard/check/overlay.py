@@ -140,12 +140,14 @@ class Overlay:
         return self._resolved_new[path]
 
 
-def build(repo: Repo, sides: Sides) -> Overlay:
+def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
+    """`cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
+    contents writes nothing, and most proposals are never committed)."""
     from graphguard.indexer import Indexer
 
     store = repo.store
     indexer = Indexer(repo.paths, store)
-    new_facts = _parse_new(store, sides)
+    new_facts = _parse_new(store, sides, cache_facts)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
     stored_head = store.meta("head")
@@ -214,7 +216,7 @@ class _Overlaid(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:
+def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileFacts]:
     """Tree-sitter facts of the new versions; they go to the blob cache: once the commit
     lands, bringing the graph to it costs no parse."""
     from graphguard.indexer import parse_blob
@@ -228,7 +230,7 @@ def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:
             raw = parse_blob(data)
             fresh_rows.append((sha, raw))
         new_facts[path] = FileFacts.from_json(raw)
-    if fresh_rows:
+    if fresh_rows and cache_facts:
         store.save_facts(fresh_rows)
     return new_facts
 
