@@ -138,10 +138,11 @@ def _check_edit(session: Session, args: Arguments) -> Document:
         raise GraphguardError("propose at least one file in 'files' or one path in 'deleted'")
     # A JSON string may hold lone surrogates: kept as the bytes they stand for, so that the check's own
     # validation reports the content as not UTF-8 rather than the server failing to encode it.
-    proposed = {repo_path(k): v.encode("utf-8", "surrogatepass") for k, v in files.items()}
+    # Paths as given: the check's own validation (graphguard.check.proposed) judges them.
+    proposed = {k: v.encode("utf-8", "surrogatepass") for k, v in files.items()}
     t0 = time.perf_counter()
     with session.answering():
-        return _timed(run_proposed(session.repo, proposed, [repo_path(d) for d in deleted]), t0)
+        return _timed(run_proposed(session.repo, proposed, deleted), t0)
 
 
 def _check(session: Session, args: Arguments) -> Document:
@@ -199,9 +200,9 @@ def _related(session: Session, args: Arguments) -> Document:
 
 
 def _outline(session: Session, args: Arguments) -> Document:
+    paths = [repo_path(p) for p in _strings(args, "paths", required=True)]
     from graphguard.answers import outline_document
 
-    paths = [repo_path(p) for p in _strings(args, "paths", required=True)]
     with session.answering() as head:
         return {**outline_document(session.repo, paths), "head": head}
 
