@@ -237,7 +237,7 @@ def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
     if wanted:
         for sha, data in git.read_blobs(repo.root, wanted):
             if len(_extras_cache) >= _EXTRAS_CACHE_SIZE:
-                _extras_cache.pop(next(iter(_extras_cache)))
+                _extras_cache.pop(next(iter(_extras_cache)), None)
             _extras_cache[sha] = docstrings.extract(data)
     return {path: _extras_cache.get(sha, docstrings.NONE) for path, sha in blobs.items()}
 
@@ -279,7 +279,8 @@ def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
 
 
 def _definitions(db: Any, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
-    """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail."""
+    """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
+    A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
     prefix = module + "." if module else ""
     out = []
     for qualname, kind, line, end_line, signature in db.execute(
@@ -287,7 +288,7 @@ def _definitions(db: Any, path: str, module: str, extras: Any) -> list[dict[str,
             " WHERE f.path = ? ORDER BY s.line, s.id", (path,)):
         if "<locals>" in qualname:
             continue
-        out.append({"kind": kind, "name": qualname.removeprefix(prefix), "symbol": qualname, "line": line,
+        out.append({"kind": kind, "name": qualname.removeprefix(prefix), "line": line,
                     "end_line": end_line, "signature": signature,
                     "decorators": list(extras.decorators.get(line, ())), "docstring": extras.docs.get(line)})
     return out

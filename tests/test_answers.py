@@ -13,7 +13,7 @@ import pytest
 from graphguard import answers
 from graphguard.errors import GraphguardError
 from graphguard.repo import ensure_current, open_repo
-from graphguard.report.compact import DEFAULTS, KEYS, SHAPES, compact, dumps, expand
+from graphguard.report.compact import DEFAULTS, KEYS, SAME_AS, SHAPES, compact, dumps, expand
 from tests.helpers import GitRepo, Result
 
 CONTRACT = (Path(__file__).resolve().parent.parent / "docs" / "contract.md").read_text(encoding="utf-8")
@@ -171,14 +171,17 @@ def test_the_key_table_is_one_to_one_and_short_keys_are_never_full_keys() -> Non
 
 def test_the_contract_documents_the_key_table() -> None:
     section = CONTRACT[CONTRACT.index("## Compact answers"):]
-    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (?:`([^`]*)`)? *\|$", section, re.MULTILINE)
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*?) *\|$", section, re.MULTILINE)
     assert {full: short for full, short, _ in rows} == dict(KEYS)
-    assert {full: json.loads(d) for full, _, d in rows if d} == dict(DEFAULTS)
+    assert {full: json.loads(d.strip("`")) for full, _, d in rows if d.startswith("`")} == dict(DEFAULTS)
+    assert {full: d.removeprefix("equal to ").strip("`") for full, _, d in rows if d.startswith("equal to")} == dict(SAME_AS)
 
 
 @pytest.mark.parametrize("partial", [
     {"schema": "graphguard.check/1", "changes": [{"before": "", "after": None, "callers": [{"reason": None}]}]},
     {"schema": "graphguard.callers/1", "callers": [{"args": {"keywords": [], "star": 0, "starstar": False}}]},
+    {"schema": "graphguard.callers/1", "callers": [{"line": 3, "end_line": 3, "kind": "import"}, {"line": 3, "end_line": 4},
+                                                   {"line": 3, "end_line": 3.0, "resolution": "partial"}, {"end_line": 7}]},
     {"schema": "graphguard.unknown/7", "notes": [], "path": None, "new_field": {"x": []}},
     {"schema": "graphguard.outline/1", "files": [{"docstring": "", "definitions": [{"decorators": [], "docstring": None}]}]},
     {"schema": "graphguard.context/1", "results": [{"text": "", "signals": {"text": 0.0}}], "stats": {"budget": None}},
@@ -265,7 +268,7 @@ def test_outline_of_a_file(shop: GitRepo) -> None:
         ("method", "Cart.total", 20, "def total(self, tax)", ["functools.lru_cache(maxsize=None)"], "The total."),
         ("function", "make_cart", 27, "def make_cart(items, *, owner=None)", [], "Build a cart for an owner."),
     ]  # `helper`, nested in a function, is left out
-    assert f["definitions"][0]["symbol"] == "shop.cart.Cart" and f["definitions"][0]["end_line"] == 24
+    assert f["definitions"][0]["end_line"] == 24
 
 
 def test_outline_of_folders_warns_about_what_names_nothing(shop: GitRepo) -> None:

@@ -6,8 +6,9 @@ Two rules, and their exact inverse (`expand`):
   (`path` -> `p`, `line` -> `l`, ...); a key the table does not know is kept as it is, and no short
   key is also a full key, so a reader can always tell which is which;
 - a field is dropped when it holds its documented default (`DEFAULTS`: null, an empty list, object
-  or string, and for a few counters 0 or false), but only in an object whose keys the schema fixes
-  (`SHAPES`): there `expand` puts the default back. Anywhere else nothing is dropped.
+  or string; for a few counters 0 or false; `kind` "call" and `resolution` "exact"), or, for
+  `end_line`, when it equals `line` (`SAME_AS`), but only in an object whose keys the schema fixes
+  (`SHAPES`): there `expand` puts the value back. Anywhere else nothing is dropped.
 
 So `expand(compact(doc)) == doc` for every answer: nothing is lost, the test suite checks it on real
 answers. Paths in answers are already relative to the repository's root; compact keeps values as they are.
@@ -116,7 +117,11 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
     "definitions": [], "definitions_omitted": 0, "files_omitted": 0, "decorators": [], "docstring": None,
     "signature": "", "module": "", "stale_paths": 0,
+    # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
+    "kind": "call", "resolution": "exact",
 })
+#: A field dropped when it equals another field of its object (and restored from it): a one-line call's end.
+SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
 
 #: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
 #: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
@@ -150,7 +155,7 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
     "graphguard.outline/1": {
         (): ("schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
         ("files",): ("path", "module", "docstring", "definitions"),
-        ("files", "definitions"): ("kind", "name", "symbol", "line", "end_line", "signature", "decorators", "docstring"),
+        ("files", "definitions"): ("kind", "name", "line", "end_line", "signature", "decorators", "docstring"),
         ("warnings",): ("path", "message"),
     },
     "graphguard.stats/1": {
@@ -183,10 +188,17 @@ def compact(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _compact_object(doc, (), shapes)
 
 
+def _droppable(obj: Mapping[str, Any], key: str, value: Any) -> bool:
+    if _is_default(key, value):
+        return True
+    other = SAME_AS.get(key)
+    return other is not None and other in obj and type(obj[other]) is type(value) and obj[other] == value
+
+
 def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
     fixed = shapes.get(place, ())
     return {KEYS.get(k, k): _compact_value(v, (*place, k), shapes)
-            for k, v in obj.items() if not (k in fixed and _is_default(k, v))}
+            for k, v in obj.items() if not (k in fixed and _droppable(obj, k, v))}
 
 
 def _compact_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
@@ -211,6 +223,8 @@ def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mappi
     for k in fixed:  # the schema's order, the dropped defaults put back
         if k in full:
             out[k] = _expand_value(full.pop(k), (*place, k), shapes)
+        elif k in SAME_AS and SAME_AS[k] in out:
+            out[k] = out[SAME_AS[k]]
         elif k in DEFAULTS:
             default = DEFAULTS[k]
             out[k] = type(default)(default) if isinstance(default, (list, dict)) else default
