@@ -54,8 +54,14 @@ def find_symbol(repo: Repo, graph: CodeGraph, symbol: str) -> SymbolRow:
 
 def use_entry(u: Use) -> dict[str, Any]:
     """One use as the callers' documents list it."""
+    from graphguard.model import UseKind
+
+    args = None
+    if u.kind is UseKind.CALL:
+        args = {"positional": u.shape.n_positional, "keywords": list(u.shape.keywords), "star": u.shape.has_star,
+                "starstar": u.shape.has_starstar}
     return {"path": u.path, "line": u.line, "end_line": u.end_line, "caller": u.caller, "kind": u.kind.value,
-            "resolution": u.resolution.value, "text": u.text}
+            "resolution": u.resolution.value, "text": u.text, "args": args}
 
 
 def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:
@@ -63,7 +69,7 @@ def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:
     graph = CodeGraph(repo.store.graph)
     sym = find_symbol(repo, graph, symbol)
     return {
-        "schema": CALLERS_SCHEMA,
+        "schema": CALLERS_SCHEMA, "head": graph_head(repo),
         "symbol": sym.qualname, "path": sym.path, "line": sym.line, "signature": sym.signature,
         "callers": [use_entry(u) for u in graph.uses_of(sym.qualname)],
     }
@@ -175,3 +181,197 @@ def related_document(repo: Repo, targets: Sequence[str], *, budget: int | None =
 def stats_document(repo: Repo) -> dict[str, Any]:
     """graphguard.stats/1: what the graph holds and how much of it resolved."""
     return {"schema": STATS_SCHEMA, "head": graph_head(repo) or "", **CodeGraph(repo.store.graph).stats()}
+
+
+# --- outline ----------------------------------------------------------------------------------
+
+OUTLINE_SCHEMA = "graphguard.outline/1"
+#: Files in one outline: a package of thousands of files is cut (and said so), the first in path order kept.
+MAX_OUTLINE_FILES = 200
+#: Definitions in one outline, over all its files.
+MAX_OUTLINE_DEFINITIONS = 4000
+#: Parsed blobs' docstrings and decorators, by blob sha (content-addressed: never stale), for a long-lived server.
+_EXTRAS_CACHE_SIZE = 4096
+_extras_cache: dict[str, Any] = {}
+
+
+def _relative(name: str) -> str | None:
+    """A path as the graph stores it (relative to the root, `/`-separated, no `./`, no trailing `/`);
+    None for one that cannot name a file of the repository (absolute, with `..`)."""
+    path = name.replace("\\", "/").strip()
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return None
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, list[dict[str, Any]]]:
+    """The graph's files that `paths` name (files, or folders: every file under them), sorted and capped:
+    (files, how many more the cap left out, warnings about names that name nothing)."""
+    from graphguard.graph import StoredPaths
+
+    stored = StoredPaths(repo.store.graph)
+    found: set[str] = set()
+    warnings: list[dict[str, Any]] = []
+    for name in paths:
+        path = _relative(name)
+        if path is None:
+            warnings.append({"path": name, "message": "not a path inside the repository (absolute, or with '..'); skipped"})
+            continue
+        hits = stored.all() if path == "" else sorted(stored.existing([path]) | set(stored.under([path], 1 << 30)))
+        if not hits:
+            warnings.append({"path": name, "message": "no file of the graph is or is under this path (only source files of"
+                                                      " supported languages at the graph's commit are)"})
+        found.update(hits)
+    files = sorted(found)
+    return files[:MAX_OUTLINE_FILES], max(0, len(files) - MAX_OUTLINE_FILES), warnings
+
+
+def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
+    """Docstrings and decorators per blob sha, parsed once per process."""
+    from graphguard import docstrings, git
+
+    wanted = sorted({sha for sha in blobs.values() if sha not in _extras_cache})
+    if wanted:
+        for sha, data in git.read_blobs(repo.root, wanted):
+            if len(_extras_cache) >= _EXTRAS_CACHE_SIZE:
+                _extras_cache.pop(next(iter(_extras_cache)), None)
+            _extras_cache[sha] = docstrings.extract(data)
+    return {path: _extras_cache.get(sha, docstrings.NONE) for path, sha in blobs.items()}
+
+
+def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
+    """graphguard.outline/1: per file its definitions (signature, decorators, docstring's first line), no bodies."""
+    if not paths:
+        raise GraphguardError("name at least one file or folder")
+    files, files_omitted, warnings = outline_paths(repo, paths)
+    if not files and warnings and len(warnings) == len(paths):
+        raise GraphguardError(f"{warnings[0]['path']!r}: {warnings[0]['message']}")
+    db = repo.store.graph
+    rows: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(files), 500):
+        chunk = files[i:i + 500]
+        for path, blob, module in db.execute(
+                f"SELECT path, blob, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+            rows[path] = (blob, module)
+    extras = _extras(repo, {p: rows[p][0] for p in files if p in rows})
+    out: list[dict[str, Any]] = []
+    budget = MAX_OUTLINE_DEFINITIONS
+    definitions_omitted = 0
+    for path in files:
+        module = rows[path][1] if path in rows else ""
+        defs = _definitions(db, path, module, extras[path]) if path in extras else []
+        if len(defs) > budget:
+            definitions_omitted += len(defs) - budget
+            defs = defs[:budget]
+        budget -= len(defs)
+        out.append({"path": path, "module": module, "docstring": extras[path].module_doc if path in extras else None,
+                    "definitions": defs})
+    notes = []
+    if files_omitted:
+        notes.append(f"{files_omitted} more files left out (at most {MAX_OUTLINE_FILES}): name sub-folders or files")
+    if definitions_omitted:
+        notes.append(f"{definitions_omitted} definitions left out (at most {MAX_OUTLINE_DEFINITIONS} in one outline)")
+    return {"schema": OUTLINE_SCHEMA, "head": graph_head(repo), "files": out, "files_omitted": files_omitted,
+            "definitions_omitted": definitions_omitted, "notes": notes, "warnings": warnings}
+
+
+def _definitions(db: Any, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
+    """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
+    A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
+    prefix = module + "." if module else ""
+    out = []
+    for qualname, kind, line, end_line, signature in db.execute(
+            "SELECT s.qualname, s.kind, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? ORDER BY s.line, s.id", (path,)):
+        if "<locals>" in qualname:
+            continue
+        out.append({"kind": kind, "name": qualname.removeprefix(prefix), "line": line,
+                    "end_line": end_line, "signature": signature,
+                    "decorators": list(extras.decorators.get(line, ())), "docstring": extras.docs.get(line)})
+    return out
+
+
+# --- impact -----------------------------------------------------------------------------------
+
+IMPACT_SCHEMA = "graphguard.impact/1"
+MAX_IMPACT_DEPTH = 5
+#: Callers listed in one impact answer, over all depths (a hub symbol has thousands).
+MAX_IMPACT_CALLERS = 500
+#: Definitions whose callers are looked up, over all depths.
+MAX_IMPACT_NODES = 300
+
+
+def impact_document(repo: Repo, symbol: str, *, depth: int = 2) -> dict[str, Any]:
+    """graphguard.impact/1: the callers of `symbol`, their callers and so on to `depth`, and the tests that reach it."""
+    from graphguard.config import load as load_config
+    from graphguard.model import Resolution, UseKind
+    from graphguard.result import CallerImpact, Status
+    from graphguard.testselect import select_tests
+
+    if not 1 <= depth <= MAX_IMPACT_DEPTH:
+        raise GraphguardError(f"--depth must be between 1 and {MAX_IMPACT_DEPTH}")
+    graph = CodeGraph(repo.store.graph)
+    sym = find_symbol(repo, graph, symbol)
+    first = graph.uses_of(sym.qualname)
+    levels = _caller_levels(graph, sym.qualname, first, depth)
+    entries = [{**use_entry(u), "distance": d, "callee": callee} for d, callee, u in levels.uses]
+    notes = []
+    if depth > 1:
+        notes.append("beyond distance 1 only callers tied by imports, types or a unique method name are followed")
+    if levels.stopped:
+        notes.append(f"the walk stopped after {MAX_IMPACT_NODES} definitions: callers farther out are not listed")
+    omitted = max(0, len(entries) - MAX_IMPACT_CALLERS)
+    if omitted:
+        notes.append(f"{omitted} callers left out (at most {MAX_IMPACT_CALLERS}), farthest first")
+    impacts = [CallerImpact(u.path, u.line, u.end_line, u.caller, Status.OK, "", u.kind, u.resolution)
+               for u in first if u.kind is not UseKind.IMPORT and u.resolution is not Resolution.CANDIDATE]
+    selection = select_tests(graph, load_config(repo.root), impacts, sym.qualname, changed_path=sym.path)
+    return {
+        "schema": IMPACT_SCHEMA, "head": graph_head(repo),
+        "symbol": sym.qualname, "path": sym.path, "line": sym.line, "signature": sym.signature, "depth": depth,
+        "callers": entries[:MAX_IMPACT_CALLERS], "callers_omitted": omitted,
+        "tests": [{"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance}
+                  for t in selection.hits],
+        "tests_omitted": selection.omitted, "notes": notes,
+    }
+
+
+class _Levels:
+    def __init__(self) -> None:
+        self.uses: list[tuple[int, str, Use]] = []  # (distance, the symbol used, the use)
+        self.stopped = False
+
+
+def _caller_levels(graph: CodeGraph, qualname: str, first: list[Use], depth: int) -> _Levels:
+    """Breadth first up the callers: distance 1 is every use (as `callers` lists them); farther out,
+    only uses tied to their target (a by-name guess of a guess is noise), each definition once."""
+    from graphguard.model import Resolution
+
+    weak = (Resolution.CANDIDATE, Resolution.BY_NAME_WEAK)
+    levels = _Levels()
+    seen = {qualname}
+    frontier = [(qualname, first)]
+    visited = 1
+    for distance in range(1, depth + 1):
+        following: list[str] = []
+        for callee, uses in frontier:
+            for u in uses:
+                levels.uses.append((distance, callee, u))
+                if u.caller not in seen and u.resolution not in weak:
+                    seen.add(u.caller)
+                    following.append(u.caller)
+        if distance == depth or not following:
+            break
+        frontier = []
+        for q in following:
+            if graph.symbol(q) is None:
+                continue  # a module's top level: what imports it is not a caller of it
+            if visited >= MAX_IMPACT_NODES:
+                levels.stopped = True
+                break
+            visited += 1
+            frontier.append((q, [u for u in graph.uses_of(q) if u.resolution not in weak]))
+    return levels

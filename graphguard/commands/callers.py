@@ -6,14 +6,17 @@ import json
 
 from graphguard import output
 from graphguard.answers import callers_document
+from graphguard.commands.outline import write_compact
 from graphguard.model import Resolution
 from graphguard.repo import ensure_current, open_repo
 
 
-def callers(repo_path: str, symbol: str, *, fmt: str = "text") -> int:
+def callers(repo_path: str, symbol: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
     ensure_current(repo)
     doc = callers_document(repo, symbol)
+    if compact:
+        return write_compact(doc)
     if fmt == "json":
         output.write(json.dumps(doc, indent=2))
         return 0

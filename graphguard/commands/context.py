@@ -11,7 +11,7 @@ from graphguard.repo import ensure_current, open_repo
 
 
 def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int, budget: int | None,
-         depth: int, profile: str, fmt: str) -> int:
+         depth: int, profile: str, fmt: str, compact: bool = False) -> int:
     from graphguard.report.printable import printable
     from graphguard.retrieval.render import RENDERERS
 
@@ -20,6 +20,11 @@ def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str]
     repo = open_repo(repo_path)
     ensure_current(repo)
     result = retrieve(repo, command, text=text, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile)
+    if compact:
+        from graphguard.commands.outline import write_compact
+        from graphguard.retrieval.render import to_dict
+
+        return write_compact(to_dict(result))
     output.write(printable(RENDERERS[fmt](result)))
     return 0
 
@@ -38,19 +43,22 @@ def _named(seeds: Sequence[str]) -> list[str]:
 
 
 def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text") -> int:
+            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
     if not task.strip():
         raise GraphguardError("the task text is empty")
-    return _run(repo_path, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt)
+    return _run(repo_path, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
+                compact=compact)
 
 
 def related(repo_path: str, seeds: Sequence[str], *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text") -> int:
-    return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt)
+            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
+    return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
+                compact=compact)
 
 
-def seeds_from_cwd(repo_path: str, seeds: Sequence[str]) -> list[str]:
-    """Paths given relative to the current directory, made relative to the repository's root; others as given."""
+def seeds_from_cwd(repo_path: str, seeds: Sequence[str], *, folders: bool = False) -> list[str]:
+    """Paths given relative to the current directory (files; with `folders`, folders too), made relative to the
+    repository's root; others as given."""
     import os
 
     from graphguard import git
@@ -58,7 +66,7 @@ def seeds_from_cwd(repo_path: str, seeds: Sequence[str]) -> list[str]:
     out = []
     root = None
     for s in seeds:
-        if os.path.isfile(s):
+        if os.path.isfile(s) or (folders and os.path.isdir(s)):
             if root is None:
                 root = git.repo_paths(repo_path).root
             rel = os.path.relpath(os.path.abspath(s), root)

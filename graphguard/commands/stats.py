@@ -6,6 +6,7 @@ import json
 
 from graphguard import output
 from graphguard.answers import stats_document
+from graphguard.commands.outline import write_compact
 from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
@@ -14,7 +15,7 @@ def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def stats(repo_path: str, *, fmt: str = "text") -> int:
+def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
     ensure_current(repo)
     # The one query that reads every page: the place to find damage a query would not notice.
@@ -23,6 +24,8 @@ def stats(repo_path: str, *, fmt: str = "text") -> int:
     graph = CodeGraph(repo.store.graph)
     s = stats_document(repo)
     head = s["head"]
+    if compact:
+        return write_compact(s)
     if fmt == "json":
         output.write(json.dumps(s, indent=2))
         return 0
