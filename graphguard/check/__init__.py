@@ -30,6 +30,7 @@ from graphguard.check import calls, decide, interface, overlay, proposed, revisi
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.graph import StoredPaths
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, FileWarning, SymbolImpact
 
@@ -86,7 +87,9 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    changes = revisions.changed(root, config, revs.old, revs.new, proposals)
+    # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
+    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
+    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
     _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))
