@@ -237,6 +237,14 @@ def diff_raw(root: str, old: str, new: str) -> list[RawChange]:
 _UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
 
 
+def walk_facts(root: str) -> tuple[list[str], list[str], str | None]:
+    """What a reused working-tree scan watches (graphguard.check.scan): the index's paths, what the walk
+    for untracked files skips as ignored (a folder once, as 'dir/'), and core.excludesFile (None: unset)."""
+    tracked, ignored = run_both(root, ("ls-files", "-z"), ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"))
+    excludes = run(root, "config", "--path", "--get", "core.excludesFile", check=False).decode("utf-8", "surrogateescape").strip()
+    return zsplit(tracked), zsplit(ignored), excludes or None
+
+
 def untracked(root: str) -> list[str]:
     return zsplit(run(root, *_UNTRACKED))
 

@@ -22,11 +22,12 @@ into the exit code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, overlay, proposed, revisions, tests_to_run, uses
+from graphguard.check import calls, decide, interface, overlay, proposed, revisions, scan, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -89,7 +90,9 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
     stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
-    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob)
+    # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
+    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if proposals is not None else None
+    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
     _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))

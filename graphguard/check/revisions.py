@@ -104,12 +104,15 @@ class Changes(NamedTuple):
 
 
 def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
-            stored_blob: Callable[[str], str | None] | None = None) -> Changes:
+            stored_blob: Callable[[str], str | None] | None = None,
+            worktree_diff: Callable[[str], list[git.RawChange]] | None = None) -> Changes:
     """The Python files that differ between two revisions and are not excluded (PROPOSED: the working
     tree's changes, those left out of the check dropped, and the proposed files; `stored_blob`: a
-    Python file's blob at `old_rev`, when the stored graph describes it)."""
-    raw = [c for c in git.diff_raw(root, old_rev, git.WORKTREE if new_rev == PROPOSED else new_rev)
-           if is_python(c.path) and not config.is_excluded(c.path)]
+    Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
+    tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
+    new = git.WORKTREE if new_rev == PROPOSED else new_rev
+    listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
+    raw = [c for c in listed if is_python(c.path) and not config.is_excluded(c.path)]
     if proposals is not None:
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
