@@ -299,3 +299,14 @@ def test_cli_bad_input_exits_2_with_one_line(indexed: GitRepo, args: tuple[str, 
     assert r.code == 2
     assert message in r.err
     assert "Traceback" not in r.err
+
+
+def test_a_conflict_is_refused(indexed: GitRepo) -> None:
+    repo = indexed
+    repo.git("checkout", "-q", "-b", "other")
+    repo.commit("other", {"pkg/clock.py": NEW_STAMP})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"pkg/clock.py": NEW_STAMP.replace("tz", "zone")})
+    repo.git("merge", "other", check=False)
+    with pytest.raises(GraphguardError, match="pkg/clock.py is in conflict"):
+        propose(repo, {"app/jobs.py": "x = 1\n"})

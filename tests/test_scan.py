@@ -107,3 +107,30 @@ def test_kept_scans_are_bounded(make_repo: Callable[..., GitRepo]) -> None:
     assert len(scan._kept) == scan.MAX_ROOTS
     assert str(repos[0].root) not in scan._kept and str(repos[-1].root) in scan._kept
     assert os.path.isdir(repos[0].root)
+
+
+def test_paths_in_conflict_are_asked_again_when_the_index_moves(make_repo: Callable[..., GitRepo],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan, "SETTLE_NS", 0)
+    repo = make_repo(FILES)
+    paths = git.repo_paths(str(repo.root))
+    assert scan.unmerged_paths(paths) == []
+    assert str(repo.root) in scan._unmerged  # kept: the index had settled
+    repo.git("checkout", "-q", "-b", "other")
+    repo.commit("other", {"pkg/a.py": "x = 'other'\n"})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"pkg/a.py": "x = 'main'\n"})
+    repo.git("merge", "other", check=False)
+    assert scan.unmerged_paths(paths) == ["pkg/a.py"] == git.unmerged_paths(str(repo.root))
+
+
+def test_blobs_are_kept_up_to_a_bound(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(FILES)
+    shas = sorted({e.sha for e in git.ls_tree(str(repo.root), "HEAD")})
+    first = scan.read_blobs(str(repo.root), shas)
+    assert first == dict(git.read_blobs(str(repo.root), shas)) and set(scan._blobs) == set(shas)
+    monkeypatch.setattr(git, "read_blobs", lambda *a: pytest.fail("asked git again"))
+    assert scan.read_blobs(str(repo.root), shas) == first
+    monkeypatch.setattr(scan, "MAX_BLOB_BYTES", 8)
+    scan.read_blobs(str(repo.root), shas[:1])
+    assert sum(len(b) for b in scan._blobs.values()) <= 8

@@ -74,7 +74,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     head_commit = git.head(root)
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
-    revisions.refuse_conflicts(root, config)
+    revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     ensure_current(repo, config=config, at=head_commit)
     revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
     result = _compare(repo, config, revs, proposals=wanted)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard import git
+from graphguard.check import scan
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
@@ -181,7 +182,9 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposal
     old_wanted = _wanted(paths, changes.old, warnings)
     on_disk = new_rev in (git.WORKTREE, PROPOSED)
     new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
-    contents = dict(git.read_blobs(root, sorted(old_wanted.keys() | new_wanted.keys())))
+    wanted = sorted(old_wanted.keys() | new_wanted.keys())
+    # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
+    contents = scan.read_blobs(root, wanted) if proposals is not None else dict(git.read_blobs(root, wanted))
     old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
     if proposals is not None:
         proposed = proposals.by_path

@@ -13,7 +13,9 @@ clock tick unseen (git's "racy clean" entries): a file's bytes and a folder's na
 those, and compared at each reuse too.
 
 Only a process that scans a repository twice keeps a scan (the first scan of a root is plain): a
-one-shot command pays nothing for it. graphguard.check uses it for the shadow check only.
+one-shot command pays nothing for it. graphguard.check uses it for the shadow check only, with
+the two other answers such a process can keep: the paths in conflict (they live in the index:
+asked again when its stat moved) and blobs' bytes (a blob never changes).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ class _Kept:
 
 
 _kept: dict[str, _Kept | None] = {}  # root -> its kept scan (None: scanned once, nothing kept)
+_unmerged: dict[str, tuple[Key, list[str]]] = {}  # root -> (the index's stat, the paths in conflict)
+_blobs: dict[str, bytes] = {}  # sha -> bytes, oldest first
+MAX_BLOB_BYTES = 32 * 1024 * 1024
 
 
 def worktree_changes(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
@@ -57,9 +62,43 @@ def worktree_changes(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
     return _scan(paths, commit)
 
 
+def unmerged_paths(paths: git.RepoPaths) -> list[str]:
+    """`git ls-files -u`, asked again only when the index's stat moved (or had just moved when asked)."""
+    key = _key(os.path.join(paths.git_dir, "index"))
+    got = _unmerged.get(paths.root)
+    if got is not None and key is not None and got[0] == key:
+        return list(got[1])
+    began = time.time_ns()
+    found = git.unmerged_paths(paths.root)
+    _unmerged.pop(paths.root, None)
+    if key is not None and max(key[3], key[4]) < began - SETTLE_NS:
+        while len(_unmerged) >= MAX_ROOTS:
+            del _unmerged[next(iter(_unmerged))]
+        _unmerged[paths.root] = (key, found)
+    return list(found)
+
+
+def read_blobs(root: str, shas: list[str]) -> dict[str, bytes]:
+    """git.read_blobs, with the bytes of the blobs read lately kept (up to MAX_BLOB_BYTES in all)."""
+    out = {sha: _blobs[sha] for sha in shas if sha in _blobs}
+    missing = [sha for sha in shas if sha not in out]
+    if missing:
+        out.update(git.read_blobs(root, missing))
+    for sha in shas:
+        if sha in out:
+            _blobs.pop(sha, None)
+            _blobs[sha] = out[sha]  # the newest last
+    total = sum(len(b) for b in _blobs.values())
+    while total > MAX_BLOB_BYTES and _blobs:
+        total -= len(_blobs.pop(next(iter(_blobs))))
+    return out
+
+
 def forget() -> None:
-    """Drop every kept scan (tests)."""
+    """Drop everything kept (tests, benchmarks)."""
     _kept.clear()
+    _unmerged.clear()
+    _blobs.clear()
 
 
 def _scan(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
