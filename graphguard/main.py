@@ -47,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--worktree", action="store_true", help="check the working tree against HEAD")
     what.add_argument("--base", metavar="REF", help="check the commits since the merge base with REF (CI on a pull request)")
     p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
+    p.add_argument("--proposed", action="append", default=[], metavar="PATH[=FILE]",
+                   help="check the working tree as it would be with PATH holding FILE's bytes (PATH alone:"
+                        " standard input, once); nothing is written (repeatable)")
+    p.add_argument("--deleted", action="append", default=[], metavar="PATH",
+                   help="with or without --proposed: check the working tree as it would be without PATH (repeatable)")
     p.add_argument("--verbose", action="store_true",
                    help="text and markdown: list the callers that still bind too (by default they are counted)")
     command("mcp", "serve the graph to coding agents over the Model Context Protocol (stdio)", formats=())
@@ -136,8 +141,11 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         if args.head and not args.base:
             parser.error("--head needs --base")
+        if (args.proposed or args.deleted) and (args.staged or args.worktree or args.base):
+            parser.error("--proposed and --deleted compare with the working tree: not with --staged, --worktree or --base")
         return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head,
-                     fmt="compact" if args.compact else args.format, verbose=args.verbose)
+                     fmt="compact" if args.compact else args.format, verbose=args.verbose, proposed=args.proposed,
+                     deleted=args.deleted)
     if args.command == "mcp":
         from graphguard.commands.mcp import mcp
 

@@ -22,14 +22,16 @@ into the exit code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, overlay, proposed, revisions, tests_to_run, uses
+from graphguard.check import calls, decide, interface, overlay, proposed, revisions, scan, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.graph import StoredPaths
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, FileWarning, SymbolImpact
 
@@ -72,7 +74,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     head_commit = git.head(root)
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
-    revisions.refuse_conflicts(root, config)
+    revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     ensure_current(repo, config=config, at=head_commit)
     revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
     result = _compare(repo, config, revs, proposals=wanted)
@@ -86,7 +88,11 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    changes = revisions.changed(root, config, revs.old, revs.new, proposals)
+    # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
+    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
+    # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
+    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if proposals is not None else None
+    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
     _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))

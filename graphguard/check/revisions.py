@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard import git
+from graphguard.check import scan
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
@@ -102,26 +104,39 @@ class Changes(NamedTuple):
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
 
 
-def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None) -> Changes:
+def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
+            stored_blob: Callable[[str], str | None] | None = None,
+            worktree_diff: Callable[[str], list[git.RawChange]] | None = None) -> Changes:
     """The Python files that differ between two revisions and are not excluded (PROPOSED: the working
-    tree's changes, those left out of the check dropped, and the proposed files)."""
-    raw = [c for c in git.diff_raw(root, old_rev, git.WORKTREE if new_rev == PROPOSED else new_rev)
-           if is_python(c.path) and not config.is_excluded(c.path)]
+    tree's changes, those left out of the check dropped, and the proposed files; `stored_blob`: a
+    Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
+    tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
+    new = git.WORKTREE if new_rev == PROPOSED else new_rev
+    listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
+    raw = [c for c in listed if is_python(c.path) and not config.is_excluded(c.path)]
     if proposals is not None:
-        raw = _with_proposals(root, old_rev, raw, proposals)
+        raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
                    {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"))
 
 
-def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals) -> list[git.RawChange]:
-    """The working tree's changes with the proposed paths among them; the old side of a proposed path the
-    working tree has not changed is asked of git (one ls-tree, only then). A new side's entry is not
-    needed: read_sides reads the proposals, not blobs."""
+def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,
+                    stored_blob: Callable[[str], str | None] | None) -> list[git.RawChange]:
+    """The working tree's changes with the proposed paths among them. The old side of a proposed path the
+    working tree has not changed is the stored graph's (its mode does not matter: refuse_links made sure
+    the file is no symlink, and a symlink at HEAD made a regular file would be among the changes), else
+    git's (one ls-tree, for new files). A new side's entry is not needed: read_sides reads the proposals."""
     proposed = proposals.by_path
     kept = [c for c in raw if c.path not in proposals.skipped]
     listed = {c.path for c in kept}
     unlisted = [p for p in proposed if p not in listed]
-    at_old = git.blobs_at(root, old_rev, unlisted)
+    at_old = {}
+    if stored_blob is not None:
+        for path in unlisted:
+            blob = stored_blob(path)
+            if blob is not None:
+                at_old[path] = git.TreeEntry("100644", blob, path)
+    at_old.update(git.blobs_at(root, old_rev, [p for p in unlisted if p not in at_old]))
     for path in unlisted:
         old = at_old.get(path)
         if old is None and proposed[path] is None:
@@ -167,7 +182,9 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposal
     old_wanted = _wanted(paths, changes.old, warnings)
     on_disk = new_rev in (git.WORKTREE, PROPOSED)
     new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
-    contents = dict(git.read_blobs(root, sorted(old_wanted.keys() | new_wanted.keys())))
+    wanted = sorted(old_wanted.keys() | new_wanted.keys())
+    # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
+    contents = scan.read_blobs(root, wanted) if proposals is not None else dict(git.read_blobs(root, wanted))
     old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
     if proposals is not None:
         proposed = proposals.by_path
