@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,11 +16,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from anyio.from_thread import BlockingPortal, start_blocking_portal  # noqa: E402
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from tests.helpers import GIT_LEAKS, GitRepo, init_repo, run_cli  # noqa: E402
+from tests.helpers import GIT_LEAKS, GitRepo, init_repo, run_cli
 
 TOOLS = ["check_edit", "check", "callers", "impact", "context", "related", "outline"]
 
@@ -286,3 +287,30 @@ def test_other_commands_never_import_the_sdk(repo: GitRepo, home: Path) -> None:
     assert "graphguard.check" in modules or "graphguard" in modules
     assert not {m for m in modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "graphguard.server"))}
 
+
+
+def test_compact_answers_expand_to_the_full_ones(client: Client) -> None:
+    from graphguard.report.compact import expand
+
+    def steady(doc: dict[str, Any]) -> dict[str, Any]:
+        doc.get("stats", {}).pop("elapsed_ms", None)
+        return doc
+
+    for name, arguments in (("callers", {"symbol": "pkg.billing.prorate"}), ("outline", {"paths": ["pkg"]}),
+                            ("context", {"task": "prorate a subscription"}),
+                            ("check_edit", {"files": {"pkg/api.py": "from pkg.billing import prorate\n\nprorate(1)\n"}})):
+        full = client.doc(name, arguments)
+        short = client.doc(name, {**arguments, "compact": True})
+        assert len(json.dumps(short)) < len(json.dumps(full))
+        assert steady(expand(short)) == steady(full)
+
+
+def test_the_contract_lists_each_tool_and_its_arguments() -> None:
+    from graphguard.server.tools import TOOLS
+
+    contract = (Path(__file__).resolve().parent.parent / "docs" / "contract.md").read_text(encoding="utf-8")
+    section = contract[contract.index("## `graphguard mcp`"):]
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \| (.*?) \|", section, re.MULTILINE)}
+    assert list(rows) == [t.name for t in TOOLS]
+    for tool in TOOLS:
+        assert all(f"`{arg}`" in rows[tool.name] for arg in tool.properties), tool.name

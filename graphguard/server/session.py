@@ -16,6 +16,7 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
+
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError

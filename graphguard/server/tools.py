@@ -56,10 +56,8 @@ def _string(args: Arguments, key: str, *, default: str | None = None) -> str:
     return value
 
 
-def _int(args: Arguments, key: str, default: int | None, low: int, high: int) -> int | None:
+def _int(args: Arguments, key: str, default: int, low: int, high: int) -> int:
     value = args.get(key, default)
-    if value is None:
-        return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise GraphguardError(f"'{key}' must be an integer from {low} to {high}")
     return value
