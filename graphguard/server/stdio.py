@@ -8,10 +8,13 @@ only read the graph (the write lock is taken and released inside a refresh), so 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -76,13 +79,78 @@ def build(session: Session) -> Server[Any]:
     return Server("graphguard", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+#: The longest request line read (a check_edit's proposals are bounded below this by graphguard.check.proposed).
+MAX_LINE = 128 * 1024 * 1024
+
+
+class _Lines:
+    """The client's messages, a line each, read by the event loop itself. (The SDK's default reads each
+    line in a worker thread, and writes and flushes each answer in another: three thread hops an answer,
+    a few milliseconds each on a loaded machine, when an answer itself takes well under one.)"""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    async def __aiter__(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=MAX_LINE)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self.fd, "rb", closefd=False))
+        while True:
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                line = end.partial
+            except asyncio.LimitOverrunError:
+                raise OSError(f"a request line over {MAX_LINE} bytes") from None
+            if not line:
+                return
+            yield line.decode("utf-8", "replace")
+
+
+class _Writer:
+    """Answers written straight to the pipe: one answer at a time, so a blocking write holds nothing else up."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    async def write(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(self.fd, data):]
+
+    async def flush(self) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def _wire() -> Iterator[tuple[int, int]]:
+    """Private copies of stdin and stdout for the protocol; fd 0 then reads the null device and fd 1 writes
+    to stderr, so nothing else in the process (a child's stray output) can tear a message on the wire."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)
+    finally:
+        os.close(devnull)
+    try:
+        yield wire_in, wire_out
+    finally:
+        os.close(wire_in)
+        os.close(wire_out)
+
+
 def serve(session: Session) -> int:
     """Answer over stdio until the client leaves; 0 then."""
     server = build(session)
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with _wire() as (wire_in, wire_out):
+            reader, writer = cast("anyio.AsyncFile[str]", _Lines(wire_in)), cast("anyio.AsyncFile[str]", _Writer(wire_out))
+            async with stdio_server(stdin=reader, stdout=writer) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
         anyio.run(run)
@@ -105,8 +173,6 @@ def _client_left(e: BaseException) -> bool:
 
 def _quiet_stdout() -> None:
     """A client gone leaves stdout a broken pipe: the interpreter's flush at exit must not fail on it."""
-    import os
-
     try:
         sys.stdout.flush()
     except (BrokenPipeError, OSError, ValueError):
