@@ -3,12 +3,13 @@ subprocess, against a real git repository whose HEAD moves under the running ser
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.helpers import GIT_LEAKS, GitRepo, init_repo, run_cli
+from tests.helpers import GIT_LEAKS, LIB, GitRepo, init_repo, run_cli
 
 TOOLS = ["check_edit", "check", "callers", "impact", "context", "related", "outline"]
 
@@ -314,3 +315,34 @@ def test_the_contract_lists_each_tool_and_its_arguments() -> None:
     assert list(rows) == [t.name for t in TOOLS]
     for tool in TOOLS:
         assert all(f"`{arg}`" in rows[tool.name] for arg in tool.properties), tool.name
+
+
+def test_an_answer_waits_for_the_refresher_a_hook_started(make_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
+    """Hooks installed: a checkout under the running server starts a background refresher. While it cannot
+    finish (the test holds the graph's write lock) the server answers nothing from the old graph; once it
+    has, the answer describes the new HEAD."""
+    from graphguard.repo import open_repo
+
+    repo = make_repo(LIB)
+    main = repo.head
+    repo.git("checkout", "-q", "-b", "topic")
+    topic = repo.commit("caller", {"pkg/other.py": "from pkg.mod import f\n\n\ndef h():\n    return f(3)\n"})
+    repo.git("checkout", "-q", "main")
+    assert run_cli(repo, "install").code == 0
+    home = tmp_path / "home"
+    home.mkdir()
+    for client in connect(repo, home):
+        assert client.doc("callers", {"symbol": "pkg.mod.f"})["head"] == main
+        store = open_repo(str(repo.root)).store
+        try:
+            with store.write_lock(5):
+                subprocess.run(["git", "checkout", "-q", "topic"], cwd=repo.root, check=True, capture_output=True,
+                               env={k: v for k, v in os.environ.items() if k not in GIT_LEAKS})
+                pending = client.portal.start_task_soon(client.session.call_tool, "callers", {"symbol": "pkg.mod.f"})
+                with pytest.raises(concurrent.futures.TimeoutError):
+                    pending.result(timeout=1.0)  # waiting: the graph still describes main
+            result = pending.result(timeout=60)
+        finally:
+            store.close()
+        doc = result.structured_content
+        assert doc["head"] == topic and "pkg/other.py" in {c["path"] for c in doc["callers"]}
