@@ -10,7 +10,8 @@ at the commit it found. Prints:
 - latency of one call, client to client (p50, p90, max over --runs calls after two warm-ups): check_edit
   of a one-function signature change (django.utils.timezone.now gains a required parameter), callers of
   a symbol with a few dozen callers (django.utils.html.escape), context of a few task texts;
-- the first answer after start: spawn -> initialize -> callers answered (--starts servers, each fresh);
+- the first answer after start: spawn -> initialize -> callers answered (--starts servers, each fresh),
+  and that server's first check_edit (the working tree's first scan, the signature readers' import);
 - the server's peak RSS (VmHWM of its process);
 - a soak: --soak mixed calls with HEAD moved under the server a few times (a commit, a checkout, a
   rebase); after each move, and every 100 calls, answers compared with a fresh CLI run
@@ -130,14 +131,17 @@ def percentiles(values: list[float]) -> str:
     return f"{statistics.median(values):8.1f} {p90:8.1f} {values[-1]:8.1f}"
 
 
-def first_answers(root: str, starts: int) -> list[float]:
-    out = []
+def first_answers(root: str, starts: int) -> tuple[list[float], list[float]]:
+    """Spawn -> initialize -> callers answered; and then the first check_edit of that fresh server."""
+    firsts, edits = [], []
+    edit = {"files": {TZ: signature_change(root)}}
     for _ in range(starts):
         t0 = time.perf_counter()
         with connect(root) as c:
             c.call("callers", {"symbol": CALLERS_OF})
-            out.append((time.perf_counter() - t0) * 1000)
-    return out
+            firsts.append((time.perf_counter() - t0) * 1000)
+            edits.append(c.call("check_edit", edit)[0])
+    return firsts, edits
 
 
 def timed(c: Client, root: str, runs: int) -> dict[str, list[float]]:
@@ -278,9 +282,10 @@ def main() -> None:
     branch = git(root, "rev-parse", "--abbrev-ref", "HEAD")
     print(f"# graphguard mcp on {root} at {start[:12]}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {load()}")
     cli(root, "stats")  # the graph warm before any timing
-    firsts = first_answers(root, args.starts)
+    firsts, edits = first_answers(root, args.starts)
     print(f"\n{'call':42} {'p50 ms':>8} {'p90 ms':>8} {'max ms':>8}   n")
     print(f"{'first answer after start (spawn..callers)':42} {percentiles(firsts)}   {len(firsts)}")
+    print(f"{'  then the first check_edit':42} {percentiles(edits)}   {len(edits)}")
     try:
         with connect(root) as c:
             pid = server_pid(os.getpid())
