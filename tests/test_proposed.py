@@ -140,7 +140,11 @@ def test_same_answer_as_check_worktree_after_the_write(indexed: GitRepo, graphgu
     files, deleted = SCENARIOS[name]
     repo = indexed
     repo.write({"tests/test_jobs.py": BASE["tests/test_jobs.py"] + "\n\ndef test_more():\n    run()\n"})  # an unstaged edit
-    shadow = propose(repo, files, deleted)
+    # The first call scans the working tree as git lists it, the second keeps that scan, the third reuses it.
+    answers = [propose(repo, files, deleted) for _ in range(3)]
+    shadow = answers[0]
+    for key in ("base", "verdict", "changes", "warnings", "notes"):
+        assert shadow[key] == answers[1][key] == answers[2][key], key
     repo.write({**files, **dict.fromkeys(deleted)})
     r = graphguard(repo, "check", "--worktree", "--format", "json")
     written = r.json
