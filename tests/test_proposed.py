@@ -182,6 +182,7 @@ def test_bad_paths_are_refused(indexed: GitRepo, path: str, message: str) -> Non
 
 def test_paths_are_normalised() -> None:
     assert normalise("./pkg//clock.py") == "pkg/clock.py"
+    assert normalise("a:b.py") == "a:b.py"  # not a drive
     with pytest.raises(GraphguardError, match="must be a string"):
         normalise(3)
 
@@ -200,6 +201,9 @@ def test_symlinks_on_the_way_are_refused(indexed: GitRepo, tmp_path: Path) -> No
         propose(indexed, {"pkg/alias.py": b"y = 2\n"})
     with pytest.raises(GraphguardError, match="pkg/clock.py is a file, not a folder"):
         propose(indexed, {"pkg/clock.py/x.py": b"y = 2\n"})
+    with pytest.raises(GraphguardError, match="pkg/out.py: a folder, not a file"):
+        os.mkdir(indexed.path("pkg/out.py"))
+        propose(indexed, {"pkg/out.py": b"y = 2\n"})
     assert (outside / "x.py").read_text() == "x = 1\n"
 
 
