@@ -140,7 +140,11 @@ def test_same_answer_as_check_worktree_after_the_write(indexed: GitRepo, graphgu
     files, deleted = SCENARIOS[name]
     repo = indexed
     repo.write({"tests/test_jobs.py": BASE["tests/test_jobs.py"] + "\n\ndef test_more():\n    run()\n"})  # an unstaged edit
-    shadow = propose(repo, files, deleted)
+    # The first call scans the working tree as git lists it, the second keeps that scan, the third reuses it.
+    answers = [propose(repo, files, deleted) for _ in range(3)]
+    shadow = answers[0]
+    for key in ("base", "verdict", "changes", "warnings", "notes"):
+        assert shadow[key] == answers[1][key] == answers[2][key], key
     repo.write({**files, **dict.fromkeys(deleted)})
     r = graphguard(repo, "check", "--worktree", "--format", "json")
     written = r.json
@@ -178,6 +182,7 @@ def test_bad_paths_are_refused(indexed: GitRepo, path: str, message: str) -> Non
 
 def test_paths_are_normalised() -> None:
     assert normalise("./pkg//clock.py") == "pkg/clock.py"
+    assert normalise("a:b.py") == "a:b.py"  # not a drive
     with pytest.raises(GraphguardError, match="must be a string"):
         normalise(3)
 
@@ -196,6 +201,9 @@ def test_symlinks_on_the_way_are_refused(indexed: GitRepo, tmp_path: Path) -> No
         propose(indexed, {"pkg/alias.py": b"y = 2\n"})
     with pytest.raises(GraphguardError, match="pkg/clock.py is a file, not a folder"):
         propose(indexed, {"pkg/clock.py/x.py": b"y = 2\n"})
+    with pytest.raises(GraphguardError, match="pkg/out.py: a folder, not a file"):
+        os.mkdir(indexed.path("pkg/out.py"))
+        propose(indexed, {"pkg/out.py": b"y = 2\n"})
     assert (outside / "x.py").read_text() == "x = 1\n"
 
 

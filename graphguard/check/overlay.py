@@ -216,6 +216,12 @@ class _Overlaid(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
+#: Without the blob cache (a shadow check writes nothing), the facts of the last new versions parsed are
+#: kept in the process: a long-lived one (the MCP server) asks about the same working-tree edits again and again.
+_PARSED: dict[str, FileFacts] = {}  # blob sha -> facts, oldest first
+_PARSED_MAX = 256
+
+
 def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileFacts]:
     """Tree-sitter facts of the new versions; they go to the blob cache: once the commit
     lands, bringing the graph to it costs no parse."""
@@ -225,11 +231,18 @@ def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileF
     fresh_rows = []
     for path, data in sides.new.data.items():
         sha = sides.new.blobs[path]
+        if not cache_facts and sha in _PARSED:
+            new_facts[path] = _PARSED[sha]
+            continue
         raw = store.load_facts(sha)
         if raw is None:
             raw = parse_blob(data)
             fresh_rows.append((sha, raw))
         new_facts[path] = FileFacts.from_json(raw)
+        if not cache_facts:
+            _PARSED[sha] = new_facts[path]
+            while len(_PARSED) > _PARSED_MAX:
+                del _PARSED[next(iter(_PARSED))]
     if fresh_rows and cache_facts:
         store.save_facts(fresh_rows)
     return new_facts

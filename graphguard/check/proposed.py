@@ -115,7 +115,7 @@ def normalise(raw: object) -> str:
         raise GraphguardError(f"{shown}: a path cannot hold a NUL character")
     if "\\" in raw:
         raise GraphguardError(f"{shown}: separate folders with '/', not '\\'")
-    if raw.startswith("/") or (len(raw) >= 2 and raw[1] == ":" and raw[0].isalpha()):
+    if raw.startswith("/") or (len(raw) >= 2 and raw[0].isalpha() and raw[1] == ":" and raw[2:3] in ("", "/")):
         raise GraphguardError(f"{shown}: an absolute path; give it relative to the repository root")
     parts = [p for p in raw.split("/") if p not in ("", ".")]
     if ".." in parts:

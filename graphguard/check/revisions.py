@@ -166,6 +166,8 @@ def refuse_links(root: str, proposals: Proposals) -> None:
                 raise GraphguardError(f"{path}: {where} is a symlink; a proposed path must reach its file through no symlink")
             if i < len(folders) and not stat.S_ISDIR(mode):
                 raise GraphguardError(f"{path}: {where} is a file, not a folder")
+            if i == len(folders) and stat.S_ISDIR(mode):
+                raise GraphguardError(f"{path}: a folder, not a file")
 
 
 def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposals: Proposals | None = None) -> Sides:

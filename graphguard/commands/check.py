@@ -50,8 +50,8 @@ def read_proposals(specs: Sequence[str], stdin: BinaryIO | None) -> dict[str, by
             if from_stdin is not None:
                 raise GraphguardError(f"--proposed {spec}: standard input is read once, already for {from_stdin};"
                                       " give the others as PATH=FILE")
-            if stdin is None:
-                raise GraphguardError(f"--proposed {spec}: no standard input to read")
+            if stdin is None or stdin.isatty():  # a terminal: the command would wait for a person
+                raise GraphguardError(f"--proposed {spec}: no content on standard input (a terminal); give PATH=FILE")
             from_stdin = path
             data = stdin.read(MAX_FILE_BYTES + 1)  # one byte over: the check refuses it with the bound in the message
         else:
