@@ -35,6 +35,23 @@ def run(root: str, *args: str, check: bool = True, input: bytes | None = None) -
     return proc.stdout
 
 
+def run_both(root: str, first: tuple[str, ...], second: tuple[str, ...]) -> tuple[bytes, bytes]:
+    """Two git commands at once (`run` each): the working tree's stat pass and its walk for untracked
+    files take a core each, and a long-lived process (the MCP server) answers in the longer one's time."""
+    try:
+        proc = subprocess.Popen(("git", *first), cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except (FileNotFoundError, NotADirectoryError):
+        return run(root, *first), run(root, *second)  # run says which, in one line
+    try:
+        out2 = run(root, *second)
+    finally:
+        out1, err1 = proc.communicate()
+    if proc.returncode != 0:
+        msg = err1.decode("utf-8", "replace").strip().splitlines()
+        raise GraphguardError(f"git {' '.join(first[:2])} failed: {msg[-1] if msg else proc.returncode}")
+    return out1, out2
+
+
 def zsplit(out: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
@@ -208,21 +225,28 @@ def parse_raw(out: bytes) -> list[RawChange]:
 
 def diff_raw(root: str, old: str, new: str) -> list[RawChange]:
     """`diff`, with each side's mode and blob: one git call tells what changed and where to read it."""
-    args = ["diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", "--ignore-submodules"]
+    args = ("diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", "--ignore-submodules")
     if new == INDEX:
-        out = run(root, *args, "--cached", old)
-    elif new == WORKTREE:
-        out = run(root, *args, old)
-    else:
-        out = run(root, *args, old, new)
-    changes = parse_raw(out)
+        return parse_raw(run(root, *args, "--cached", old))
     if new == WORKTREE:
-        changes += [RawChange("A", p, None, None) for p in untracked(root)]
-    return changes
+        others, out = run_both(root, _UNTRACKED, (*args, old))
+        return parse_raw(out) + [RawChange("A", p, None, None) for p in zsplit(others)]
+    return parse_raw(run(root, *args, old, new))
+
+
+_UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
+
+
+def walk_facts(root: str) -> tuple[list[str], list[str], str | None]:
+    """What a reused working-tree scan watches (graphguard.check.scan): the index's paths, what the walk
+    for untracked files skips as ignored (a folder once, as 'dir/'), and core.excludesFile (None: unset)."""
+    tracked, ignored = run_both(root, ("ls-files", "-z"), ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"))
+    excludes = run(root, "config", "--path", "--get", "core.excludesFile", check=False).decode("utf-8", "surrogateescape").strip()
+    return zsplit(tracked), zsplit(ignored), excludes or None
 
 
 def untracked(root: str) -> list[str]:
-    return zsplit(run(root, "ls-files", "-z", "--others", "--exclude-standard"))
+    return zsplit(run(root, *_UNTRACKED))
 
 
 def has_staged_changes(root: str) -> bool:

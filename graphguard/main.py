@@ -23,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
         if formats:
             p.add_argument("--format", choices=formats, default="text")
+        if "json" in formats:
+            p.add_argument("--compact", action="store_true",
+                           help="the JSON answer with short keys and without empty fields (implies --format json)")
         return p
 
     command("index", "build or bring up to date the graph of the repository at HEAD")
@@ -44,10 +47,21 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--worktree", action="store_true", help="check the working tree against HEAD")
     what.add_argument("--base", metavar="REF", help="check the commits since the merge base with REF (CI on a pull request)")
     p.add_argument("--head", metavar="REF", help="with --base: the commit to check (default HEAD)")
+    p.add_argument("--proposed", action="append", default=[], metavar="PATH[=FILE]",
+                   help="check the working tree as it would be with PATH holding FILE's bytes (PATH alone:"
+                        " standard input, once); nothing is written (repeatable)")
+    p.add_argument("--deleted", action="append", default=[], metavar="PATH",
+                   help="with or without --proposed: check the working tree as it would be without PATH (repeatable)")
     p.add_argument("--verbose", action="store_true",
                    help="text and markdown: list the callers that still bind too (by default they are counted)")
+    command("mcp", "serve the graph to coding agents over the Model Context Protocol (stdio)", formats=())
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
+    p = command("impact", "the callers of a symbol, their callers to some depth, and the tests that reach it")
+    p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
+    p.add_argument("--depth", type=int, default=2, metavar="N", help="caller hops to follow (1 to 5, default 2)")
+    p = command("outline", "the definitions of files or package folders: signatures and docstrings, no bodies")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (relative to the repository, or to the current directory)")
     from graphguard.retrieval.rank import PROFILES
 
     for name, about, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
@@ -105,7 +119,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command == "index":
         from graphguard.commands.index import index
 
-        return index(repo, fmt=args.format)
+        return index(repo, fmt=args.format, compact=args.compact)
     if args.command == "refresh":
         from graphguard.commands.refresh import refresh
 
@@ -121,22 +135,39 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command == "stats":
         from graphguard.commands.stats import stats
 
-        return stats(repo, fmt=args.format)
+        return stats(repo, fmt=args.format, compact=args.compact)
     if args.command == "check":
         from graphguard.commands.check import check
 
         if args.head and not args.base:
             parser.error("--head needs --base")
-        return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head, fmt=args.format,
-                     verbose=args.verbose)
+        if (args.proposed or args.deleted) and (args.staged or args.worktree or args.base):
+            parser.error("--proposed and --deleted compare with the working tree: not with --staged, --worktree or --base")
+        return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head,
+                     fmt="compact" if args.compact else args.format, verbose=args.verbose, proposed=args.proposed,
+                     deleted=args.deleted)
+    if args.command == "mcp":
+        from graphguard.commands.mcp import mcp
+
+        return mcp(repo)
     if args.command == "callers":
         from graphguard.commands.callers import callers
 
-        return callers(repo, args.symbol, fmt=args.format)
+        return callers(repo, args.symbol, fmt=args.format, compact=args.compact)
+    if args.command == "impact":
+        from graphguard.commands.impact import impact
+
+        return impact(repo, args.symbol, depth=args.depth, fmt=args.format, compact=args.compact)
+    if args.command == "outline":
+        from graphguard.commands.context import seeds_from_cwd
+        from graphguard.commands.outline import outline
+
+        return outline(repo, seeds_from_cwd(repo, args.paths, folders=True), fmt=args.format, compact=args.compact)
     if args.command in ("context", "related"):
         from graphguard.commands import context as ctx
 
-        opts = {"limit": args.limit, "budget": args.budget, "depth": args.depth, "profile": args.profile, "fmt": args.format}
+        opts = {"limit": args.limit, "budget": args.budget, "depth": args.depth, "profile": args.profile, "fmt": args.format,
+                "compact": args.compact}
         if args.command == "context":
             return ctx.context(repo, args.task, **opts)
         return ctx.related(repo, ctx.seeds_from_cwd(repo, args.seeds), **opts)

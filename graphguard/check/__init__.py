@@ -12,19 +12,26 @@
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
     merge.union           a merge: the same, against each other parent, united
 
+run_proposed is the shadow check (check --proposed, the MCP tool check_edit): the same stages
+with the new side being the working tree with proposed contents laid over it (proposed.validate
+first); nothing is written.
+
 commands/check.py parses the flags, runs this, renders the result and turns the verdict
 into the exit code.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, overlay, revisions, tests_to_run, uses
+from graphguard.check import calls, decide, interface, overlay, proposed, revisions, scan, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.graph import StoredPaths
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, FileWarning, SymbolImpact
 
@@ -49,19 +56,53 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
     # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
     ensure_current(repo, config=config, at=revs.old)
+    return _compare(repo, config, revs, staged=staged)
+
+
+def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str] = ()) -> CheckResult:
+    """The shadow check: HEAD -> the working tree with `files` (path -> proposed bytes) laid over it and
+    `deleted` gone, as `check --worktree` would answer after the write. Nothing is written: no file, no
+    index, no graph or blob-cache row (the overlay over the stored graph is dropped with the answer).
+
+    Paths are relative to the repository root, '/'-separated. Input that cannot be checked is a
+    GraphguardError with a one-line message (proposed.validate, revisions.refuse_links); content
+    that is not text is a warning in the answer. Cheap to call again and again with one open Repo."""
+    root = repo.root
+    config = load_config(root)
+    wanted = proposed.validate(files, deleted, config)
+    revisions.refuse_links(root, wanted)
+    head_commit = git.head(root)
+    if head_commit is None:
+        return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
+    revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
+    ensure_current(repo, config=config, at=head_commit)
+    revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
+    result = _compare(repo, config, revs, proposals=wanted)
+    result.warnings[:0] = wanted.warnings
+    return result
+
+
+def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: bool = False,
+             proposals: proposed.Proposals | None = None) -> CheckResult:
+    """The old side against the new, and during a merge against each other parent too."""
+    root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
-    changes = revisions.changed(root, config, revs.old, revs.new)
+    # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
+    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
+    # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
+    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if proposals is not None else None
+    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
-    _add(result, assess(repo, config, revs.old, revs.new, changes))
+    _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))
     others = other_parents(root, revs, repo.paths.git_dir)
     seen = set(changes.paths)
     for parent in others:
         other = CheckResult(base=parent, head=revs.new, compared=revs.compared)
-        other_changes = revisions.changed(root, config, parent, revs.new)
+        other_changes = revisions.changed(root, config, parent, revs.new, proposals)
         seen.update(other_changes.paths)
-        _add(other, assess(repo, config, parent, revs.new, other_changes))
+        _add(other, assess(repo, config, parent, revs.new, other_changes, proposals))
         union(result, other)
     if others:
         result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ")")
@@ -74,12 +115,13 @@ def _add(result: CheckResult, findings: Findings) -> None:
     result.warnings += findings.warnings
 
 
-def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisions.Changes) -> Findings:
+def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisions.Changes,
+           proposals: proposed.Proposals | None = None) -> Findings:
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], [])
-    sides = revisions.read_sides(repo.root, old_rev, new_rev, diff)
-    over = overlay.build(repo, sides)
+    sides = revisions.read_sides(repo.root, old_rev, new_rev, diff, proposals)
+    over = overlay.build(repo, sides, cache_facts=proposals is None)
     found = interface.find(over, config)
     changes = list(found.impacts)
     gathered = uses.once([uses.gather(over, config, ic) for ic in found.changes])

@@ -151,12 +151,14 @@ class Overlay:
         return self._resolved_new[path]
 
 
-def build(repo: Repo, sides: Sides) -> Overlay:
+def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
+    """`cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
+    contents writes nothing, and most proposals are never committed)."""
     from graphguard.indexer import Indexer
 
     store = repo.store
     indexer = Indexer(repo.paths, store)
-    new_facts = _parse_new(store, sides)
+    new_facts = _parse_new(store, sides, cache_facts)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
     stored_head = store.meta("head")
@@ -225,7 +227,13 @@ class _Overlaid(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:
+#: Without the blob cache (a shadow check writes nothing), the facts of the last new versions parsed are
+#: kept in the process: a long-lived one (the MCP server) asks about the same working-tree edits again and again.
+_PARSED: dict[str, FileFacts] = {}  # blob sha -> facts, oldest first
+_PARSED_MAX = 256
+
+
+def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileFacts]:
     """Tree-sitter facts of the new versions; they go to the blob cache: once the commit
     lands, bringing the graph to it costs no parse."""
     from graphguard.indexer import parse_blob
@@ -234,12 +242,19 @@ def _parse_new(store: Store, sides: Sides) -> dict[str, FileFacts]:
     fresh_rows = []
     for path, data in sides.new.data.items():
         sha = sides.new.blobs[path]
+        if not cache_facts and sha in _PARSED:
+            new_facts[path] = _PARSED[sha]
+            continue
         raw = store.load_facts(sha)
         if raw is None:
             raw = parse_blob(data)
             fresh_rows.append((sha, raw))
         new_facts[path] = FileFacts.from_json(raw)
-    if fresh_rows:
+        if not cache_facts:
+            _PARSED[sha] = new_facts[path]
+            while len(_PARSED) > _PARSED_MAX:
+                del _PARSED[next(iter(_PARSED))]
+    if fresh_rows and cache_facts:
         store.save_facts(fresh_rows)
     return new_facts
 

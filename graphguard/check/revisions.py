@@ -1,27 +1,34 @@
 """Stage 1: which revisions are compared, which Python files changed, and both sides' bytes.
 
 The only stage that reads files: git blobs for a commit or the index, the working tree
-for --worktree (regular files only, no symlink followed).
+for --worktree (regular files only, no symlink followed), and for a shadow check
+(--proposed) the working tree with the proposed contents laid over it.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard import git
+from graphguard.check import scan
+from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.modules import is_python
 from graphguard.result import FileWarning
 
+#: The new side of a shadow check: the working tree with the proposed contents laid over it (never written).
+PROPOSED = "PROPOSED"
+
 
 class Revisions(NamedTuple):
     old: str  # a commit
-    new: str  # a commit, INDEX or WORKTREE
-    compared: str  # staged | worktree | commits
+    new: str  # a commit, INDEX, WORKTREE or PROPOSED
+    compared: str  # staged | worktree | commits | proposed
     notes: list[str]
 
 
@@ -29,7 +36,7 @@ class Revisions(NamedTuple):
 class Side:
     """One side of the comparison, for the changed files."""
 
-    rev: str  # a commit, INDEX or WORKTREE
+    rev: str  # a commit, INDEX, WORKTREE or PROPOSED
     data: dict[str, bytes] = field(default_factory=dict)  # path -> bytes (absent: the file does not exist)
     blobs: dict[str, str] = field(default_factory=dict)  # path -> blob sha
 
@@ -97,15 +104,75 @@ class Changes(NamedTuple):
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
 
 
-def changed(root: str, config: Config, old_rev: str, new_rev: str) -> Changes:
-    """The Python files that differ between two revisions and are not excluded."""
-    raw = [c for c in git.diff_raw(root, old_rev, new_rev) if is_python(c.path) and not config.is_excluded(c.path)]
+def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
+            stored_blob: Callable[[str], str | None] | None = None,
+            worktree_diff: Callable[[str], list[git.RawChange]] | None = None) -> Changes:
+    """The Python files that differ between two revisions and are not excluded (PROPOSED: the working
+    tree's changes, those left out of the check dropped, and the proposed files; `stored_blob`: a
+    Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
+    tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
+    new = git.WORKTREE if new_rev == PROPOSED else new_rev
+    listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
+    raw = [c for c in listed if is_python(c.path) and not config.is_excluded(c.path)]
+    if proposals is not None:
+        raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
                    {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"))
 
 
-def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes) -> Sides:
-    """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff)."""
+def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,
+                    stored_blob: Callable[[str], str | None] | None) -> list[git.RawChange]:
+    """The working tree's changes with the proposed paths among them. The old side of a proposed path the
+    working tree has not changed is the stored graph's (its mode does not matter: refuse_links made sure
+    the file is no symlink, and a symlink at HEAD made a regular file would be among the changes), else
+    git's (one ls-tree, for new files). A new side's entry is not needed: read_sides reads the proposals."""
+    proposed = proposals.by_path
+    kept = [c for c in raw if c.path not in proposals.skipped]
+    listed = {c.path for c in kept}
+    unlisted = [p for p in proposed if p not in listed]
+    at_old = {}
+    if stored_blob is not None:
+        for path in unlisted:
+            blob = stored_blob(path)
+            if blob is not None:
+                at_old[path] = git.TreeEntry("100644", blob, path)
+    at_old.update(git.blobs_at(root, old_rev, [p for p in unlisted if p not in at_old]))
+    for path in unlisted:
+        old = at_old.get(path)
+        if old is None and proposed[path] is None:
+            continue  # deleting a file that is neither committed nor in the working tree: nothing changes
+        kept.append(git.RawChange("A" if old is None else "M", path, old, None))
+    kept.sort(key=lambda c: c.path)
+    return kept
+
+
+def refuse_links(root: str, proposals: Proposals) -> None:
+    """A proposed path must name a place inside the working tree with no symlink on the way (to the
+    file included): writing through one could land outside the repository, and the working-tree
+    reader follows none. A part of the path that is a file, not a folder, cannot be written either."""
+    for path in proposals.named:
+        *folders, name = path.split("/")
+        at = root
+        for i, part in enumerate([*folders, name]):
+            at = os.path.join(at, part)
+            try:
+                mode = os.lstat(at).st_mode
+            except FileNotFoundError:
+                break  # a new folder or file: nothing below it exists
+            except OSError as e:
+                raise GraphguardError(f"{path}: cannot be read ({e.strerror})") from None
+            where = "/".join([*folders, name][: i + 1])
+            if stat.S_ISLNK(mode):
+                raise GraphguardError(f"{path}: {where} is a symlink; a proposed path must reach its file through no symlink")
+            if i < len(folders) and not stat.S_ISDIR(mode):
+                raise GraphguardError(f"{path}: {where} is a file, not a folder")
+            if i == len(folders) and stat.S_ISDIR(mode):
+                raise GraphguardError(f"{path}: a folder, not a file")
+
+
+def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposals: Proposals | None = None) -> Sides:
+    """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff);
+    the working tree's files for WORKTREE; for PROPOSED those, with the proposals laid over them."""
     warnings: list[FileWarning] = []
     # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
     paths = []
@@ -115,10 +182,17 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes) -> Sides
         else:
             warnings.append(FileWarning(path, "file name is not valid UTF-8; not checked"))
     old_wanted = _wanted(paths, changes.old, warnings)
-    new_wanted = {} if new_rev == git.WORKTREE else _wanted(paths, changes.new, warnings)
-    contents = dict(git.read_blobs(root, sorted(old_wanted.keys() | new_wanted.keys())))
+    on_disk = new_rev in (git.WORKTREE, PROPOSED)
+    new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
+    wanted = sorted(old_wanted.keys() | new_wanted.keys())
+    # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
+    contents = scan.read_blobs(root, wanted) if proposals is not None else dict(git.read_blobs(root, wanted))
     old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
-    if new_rev == git.WORKTREE:
+    if proposals is not None:
+        proposed = proposals.by_path
+        new = lay_over(_read_worktree(root, [p for p in paths if p not in proposed], warnings),
+                       {p: proposed[p] for p in paths if p in proposed})
+    elif on_disk:
         new = _read_worktree(root, paths, warnings)
     else:
         new = _fill(Side(new_rev), new_wanted, paths, changes.new, contents)
@@ -150,6 +224,18 @@ def _fill(side: Side, wanted: dict[str, str], paths: list[str], entries: dict[st
         if e is not None and path not in side.data and e.sha in side.blobs.values():
             src = next(p for p, s in side.blobs.items() if s == e.sha)
             side.data[path], side.blobs[path] = side.data[src], e.sha
+    return side
+
+
+def lay_over(worktree: Side, proposed: dict[str, bytes | None]) -> Side:
+    """The working tree's side with the proposed contents in place (a deletion: the file is absent)."""
+    side = Side(PROPOSED, dict(worktree.data), dict(worktree.blobs))
+    for path, data in proposed.items():
+        if data is None:
+            side.data.pop(path, None)
+            side.blobs.pop(path, None)
+        else:
+            side.data[path], side.blobs[path] = data, git.blob_sha(data)
     return side
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Sequence
+from typing import BinaryIO
 
 from graphguard import output
 from graphguard.errors import GraphguardError
@@ -19,13 +22,52 @@ def check(
     head: str | None = None,
     fmt: str = "text",
     verbose: bool = False,
+    proposed: Sequence[str] = (),
+    deleted: Sequence[str] = (),
 ) -> int:
-    from graphguard.check import run
+    from graphguard.check import run, run_proposed
 
     t0 = time.perf_counter()
     repo = open_repo(repo_path)
-    result = run(repo, staged=staged, worktree=worktree, base=base, head=head)
+    if proposed or deleted:
+        result = run_proposed(repo, read_proposals(proposed, sys.stdin.buffer if sys.stdin is not None else None), deleted)
+    else:
+        result = run(repo, staged=staged, worktree=worktree, base=base, head=head)
     return _finish(result, fmt, t0, repo.root, verbose)
+
+
+def read_proposals(specs: Sequence[str], stdin: BinaryIO | None) -> dict[str, bytes]:
+    """`--proposed PATH=FILE` (FILE `-`: standard input) or `--proposed PATH` (standard input, at most
+    once) -> path -> bytes. Split at the first '=': a PATH holding '=' needs the PATH=FILE form.
+    The paths are validated by the check (graphguard.check.proposed); only FILE is read here."""
+    from graphguard.check.proposed import MAX_FILE_BYTES
+
+    out: dict[str, bytes] = {}
+    from_stdin = None
+    for spec in specs:
+        path, sep, source = spec.partition("=")
+        if not sep or source == "-":
+            if from_stdin is not None:
+                raise GraphguardError(f"--proposed {spec}: standard input is read once, already for {from_stdin};"
+                                      " give the others as PATH=FILE")
+            if stdin is None or stdin.isatty():  # a terminal: the command would wait for a person
+                raise GraphguardError(f"--proposed {spec}: no content on standard input (a terminal); give PATH=FILE")
+            from_stdin = path
+            data = stdin.read(MAX_FILE_BYTES + 1)  # one byte over: the check refuses it with the bound in the message
+        else:
+            data = _read_file(spec, source, MAX_FILE_BYTES + 1)
+        if path in out:
+            raise GraphguardError(f"--proposed {path}: given twice")
+        out[path] = data
+    return out
+
+
+def _read_file(spec: str, name: str, limit: int) -> bytes:
+    try:
+        with open(name, "rb") as f:
+            return f.read(limit)
+    except OSError as e:
+        raise GraphguardError(f"--proposed {spec}: cannot read {name} ({e.strerror})") from None
 
 
 def _finish(result: CheckResult, fmt: str, t0: float, root: str, verbose: bool) -> int:

@@ -5,44 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
-from graphguard.commands.callers import defined_name
-from graphguard.config import load as load_config
+from graphguard.answers import check_retrieval_request, retrieve
 from graphguard.errors import GraphguardError
-from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo
-
-MAX_DEPTH = 2
-
-
-def _request(limit: int, budget: int | None, depth: int) -> None:
-    if limit < 1:
-        raise GraphguardError("--limit must be at least 1")
-    if budget is not None and budget < 1:
-        raise GraphguardError("--budget must be at least 1 token")
-    if not 0 <= depth <= MAX_DEPTH:
-        raise GraphguardError(f"--depth must be between 0 and {MAX_DEPTH}")
 
 
 def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int, budget: int | None,
-         depth: int, profile: str, fmt: str) -> int:
+         depth: int, profile: str, fmt: str, compact: bool = False) -> int:
     from graphguard.report.printable import printable
-    from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
     from graphguard.retrieval.render import RENDERERS
 
-    _request(limit, budget, depth)
+    check_retrieval_request(limit, budget, depth)
     seeds = _named(seeds)
-    if text is not None:
-        text = printable(text)  # words to search for: an undecodable byte matches nothing anyway
     repo = open_repo(repo_path)
-    r = ensure_current(repo)
-    if r.head is None:
-        raise GraphguardError("the repository has no commit yet: nothing to retrieve")
-    ensure_indexes(repo.store, repo.root, r.head)
-    # An agent names a symbol as it imports it (`pkg.warn`); the graph, where it is defined.
-    graph = CodeGraph(repo.store.graph)
-    seeds = [defined_name(repo, graph, s) for s in seeds]
-    retriever = Retriever(repo.store.graph, repo.root, r.head, load_config(repo.root))
-    result = retriever.run(Request(text=text, seeds=tuple(seeds), limit=limit, budget=budget, depth=depth, profile=profile), command)
+    ensure_current(repo)
+    result = retrieve(repo, command, text=text, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile)
+    if compact:
+        from graphguard.commands.outline import write_compact
+        from graphguard.retrieval.render import to_dict
+
+        return write_compact(to_dict(result))
     output.write(printable(RENDERERS[fmt](result)))
     return 0
 
@@ -61,19 +43,22 @@ def _named(seeds: Sequence[str]) -> list[str]:
 
 
 def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text") -> int:
+            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
     if not task.strip():
         raise GraphguardError("the task text is empty")
-    return _run(repo_path, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt)
+    return _run(repo_path, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
+                compact=compact)
 
 
 def related(repo_path: str, seeds: Sequence[str], *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text") -> int:
-    return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt)
+            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
+    return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
+                compact=compact)
 
 
-def seeds_from_cwd(repo_path: str, seeds: Sequence[str]) -> list[str]:
-    """Paths given relative to the current directory, made relative to the repository's root; others as given."""
+def seeds_from_cwd(repo_path: str, seeds: Sequence[str], *, folders: bool = False) -> list[str]:
+    """Paths given relative to the current directory (files; with `folders`, folders too), made relative to the
+    repository's root; others as given."""
     import os
 
     from graphguard import git
@@ -81,7 +66,7 @@ def seeds_from_cwd(repo_path: str, seeds: Sequence[str]) -> list[str]:
     out = []
     root = None
     for s in seeds:
-        if os.path.isfile(s):
+        if os.path.isfile(s) or (folders and os.path.isdir(s)):
             if root is None:
                 root = git.repo_paths(repo_path).root
             rel = os.path.relpath(os.path.abspath(s), root)

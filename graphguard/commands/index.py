@@ -8,15 +8,20 @@ from graphguard import output
 from graphguard.repo import ensure_current, open_repo
 
 
-def index(repo_path: str, *, fmt: str = "text") -> int:
+def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
+    from graphguard.commands.outline import write_compact
+
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    doc = {
+        "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
+        "resolved": r.resolved, "noop": r.noop, "elapsed_ms": r.elapsed_ms,
+        "warnings": [{"path": p, "message": m} for p, m in r.warnings],
+    }
+    if compact:
+        return write_compact(doc)
     if fmt == "json":
-        output.write(json.dumps({
-            "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
-            "resolved": r.resolved, "noop": r.noop, "elapsed_ms": r.elapsed_ms,
-            "warnings": [{"path": p, "message": m} for p, m in r.warnings],
-        }, indent=2))
+        output.write(json.dumps(doc, indent=2))
     elif r.head is None:
         output.write("graphguard: no commit yet; the graph is empty")
     elif r.noop:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from graphguard import output
+from graphguard.answers import stats_document
+from graphguard.commands.outline import write_compact
 from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
@@ -13,15 +15,17 @@ def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-def stats(repo_path: str, *, fmt: str = "text") -> int:
+def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    r = ensure_current(repo)
+    ensure_current(repo)
     # The one query that reads every page: the place to find damage a query would not notice.
     if rebuild_if_damaged(repo, thorough=True):
-        r = ensure_current(repo, verify=False)
+        ensure_current(repo, verify=False)
     graph = CodeGraph(repo.store.graph)
-    head = r.head or ""
-    s = {"schema": "graphguard.stats/1", "head": head, **graph.stats()}
+    s = stats_document(repo)
+    head = s["head"]
+    if compact:
+        return write_compact(s)
     if fmt == "json":
         output.write(json.dumps(s, indent=2))
         return 0

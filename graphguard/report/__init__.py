@@ -65,6 +65,12 @@ def _json(result: CheckResult) -> str:
     return json_report.render(result)
 
 
+def _compact(result: CheckResult) -> str:
+    from graphguard.report import compact, json_report
+
+    return compact.dumps(json_report.to_dict(result))
+
+
 def _sarif(result: CheckResult) -> str:
     from graphguard.report import sarif
 
@@ -86,6 +92,7 @@ def _codequality(result: CheckResult) -> str:
 RENDERERS: dict[str, Renderer] = {
     "text": _printable(_text, lines=True),
     "json": _printable(_complete(_json)),
+    "compact": _printable(_complete(_compact)),  # `--format json --compact`
     "markdown": _printable(_markdown, lines=True),
     "sarif": _printable(_complete(_sarif)),
     "github": _printable(_complete(_github)),

@@ -66,7 +66,8 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
         return f"\033[{_COLOURS[name]}m{text}\033[0m" if use else text
 
     what = {"staged": "staged changes against HEAD", "worktree": "working tree against HEAD",
-            "commits": f"{result.head[:12]} against {result.base[:12]}", "nothing": "nothing"}[result.compared]
+            "commits": f"{result.head[:12]} against {result.base[:12]}", "nothing": "nothing",
+            "proposed": "proposed contents over the working tree, against HEAD"}[result.compared]
     lines: list[str] = []
     for ch in result.changes:
         lines.append(c("bold", f"{ch.path}:{ch.line}: {ch.symbol} {ch.change.value}") + (f" [{', '.join(ch.breaking)}]" if ch.breaking else ""))

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from graphguard.retrieval.engine import ContextResult
 
 SCHEMA = "graphguard.context/1"
 
 
-def render_json(r: ContextResult) -> str:
-    return json.dumps({
+def to_dict(r: ContextResult) -> dict[str, Any]:
+    """graphguard.context/1 of a retrieval result."""
+    return {
         "schema": SCHEMA,
         "command": r.command,
         "query": r.query,
@@ -25,7 +27,11 @@ def render_json(r: ContextResult) -> str:
         ],
         "stats": {"seeds": r.seeds, "terms": r.terms, "candidates": r.candidates, "stale_paths": r.stale,
                   "tokens": r.tokens, "budget": r.budget, "elapsed_ms": r.elapsed_ms},
-    }, indent=2, ensure_ascii=False)
+    }
+
+
+def render_json(r: ContextResult) -> str:
+    return json.dumps(to_dict(r), indent=2, ensure_ascii=False)
 
 
 def _fence(text: str) -> str:

@@ -1,0 +1,53 @@
+"""`graphguard outline PATH...`: the definitions of files or package folders, with signatures and docstrings, no bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graphguard import output
+from graphguard.answers import outline_document
+from graphguard.repo import ensure_current, open_repo
+
+
+def write_compact(doc: Mapping[str, Any]) -> int:
+    """Print an answer in its compact form (`--compact`)."""
+    from graphguard.report.compact import dumps
+    from graphguard.report.printable import printable
+
+    output.write(printable(dumps(doc)))
+    return 0
+
+
+def write_json(doc: Mapping[str, Any]) -> int:
+    from graphguard.report import indented
+    from graphguard.report.printable import printable
+
+    output.write(printable(indented.dumps(doc)))
+    return 0
+
+
+def outline(repo_path: str, paths: Sequence[str], *, fmt: str = "text", compact: bool = False) -> int:
+    repo = open_repo(repo_path)
+    ensure_current(repo)
+    doc = outline_document(repo, paths)
+    for w in doc["warnings"]:
+        output.warn(f"{w['path']}: {w['message']}")
+    if compact:
+        return write_compact(doc)
+    if fmt == "json":
+        return write_json(doc)
+    from graphguard.report.printable import one_line
+
+    lines: list[str] = []
+    for f in doc["files"]:
+        about = f"  {f['docstring']}" if f["docstring"] else ""
+        lines.append(f"{f['path']}  ({f['module']}){about}")
+        for d in f["definitions"]:
+            indent = "  " * (1 + d["name"].count("."))
+            decorators = "".join(f"@{x} " for x in d["decorators"])
+            doc_line = f"  # {d['docstring']}" if d["docstring"] else ""
+            lines.append(f"{indent}{d['line']}: {decorators}{d['signature']}{doc_line}")
+    lines += [f"# {n}" for n in doc["notes"]]
+    output.write("\n".join(one_line(x) for x in lines) if lines else "# no definitions")
+    return 0

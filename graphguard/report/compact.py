@@ -1,0 +1,241 @@
+"""Compact answers (`--compact`, the MCP tools' `compact` argument): the same document in fewer tokens. Pure.
+
+Two rules, and their exact inverse (`expand`):
+
+- every key is shortened by one fixed table, `KEYS`, whatever the schema and wherever the key sits
+  (`path` -> `p`, `line` -> `l`, ...); a key the table does not know is kept as it is, and no short
+  key is also a full key, so a reader can always tell which is which;
+- a field is dropped when it holds its documented default (`DEFAULTS`: null, an empty list, object
+  or string; for a few counters 0 or false; `kind` "call" and `resolution` "exact"), or, for
+  `end_line`, when it equals `line` (`SAME_AS`), but only in an object whose keys the schema fixes
+  (`SHAPES`): there `expand` puts the value back. Anywhere else nothing is dropped.
+
+So `expand(compact(doc)) == doc` for every answer: nothing is lost, the test suite checks it on real
+answers. Paths in answers are already relative to the repository's root; compact keeps values as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+#: Full key -> short key, for every key of every answer (docs/contract.md lists the same table).
+KEYS: Mapping[str, str] = MappingProxyType({
+    "schema": "$",
+    "head": "h",
+    "base": "b",
+    "compared": "cm",
+    "verdict": "v",
+    "changes": "ch",
+    "change": "cg",
+    "symbol": "y",
+    "path": "p",
+    "line": "l",
+    "end_line": "el",
+    "breaking": "bk",
+    "ignored": "ig",
+    "before": "bf",
+    "after": "af",
+    "callers": "cs",
+    "caller": "c",
+    "status": "s",
+    "reason": "r",
+    "kind": "k",
+    "resolution": "rs",
+    "tests": "ts",
+    "direct": "d",
+    "name": "n",
+    "distance": "ds",
+    "tests_omitted": "to",
+    "warnings": "w",
+    "message": "m",
+    "notes": "no",
+    "stats": "st",
+    "files_changed": "fc",
+    "elapsed_ms": "ms",
+    "command": "cd",
+    "query": "q",
+    "profile": "pf",
+    "results": "re",
+    "score": "sc",
+    "via": "vi",
+    "disclosure": "dc",
+    "tokens": "tk",
+    "truncated": "tr",
+    "signals": "sg",
+    "text": "t",
+    "graph": "g",
+    "cochange": "cc",
+    "recency": "rc",
+    "frequency": "fq",
+    "test": "te",
+    "seeds": "sd",
+    "terms": "tm",
+    "candidates": "ca",
+    "stale_paths": "sp",
+    "budget": "bu",
+    "signature": "sig",
+    "args": "a",
+    "positional": "ps",
+    "keywords": "kw",
+    "star": "sr",
+    "starstar": "ss",
+    "files": "f",
+    "test_files": "tf",
+    "symbols": "sy",
+    "edges": "e",
+    "imports": "im",
+    "total": "tt",
+    "internal": "in",
+    "external": "ex",
+    "unresolved": "ur",
+    "unresolved_list": "ul",
+    "module": "mo",
+    "calls": "cl",
+    "resolved": "rv",
+    "by_name": "bn",
+    "name_matches_repo": "nm",
+    "parsed": "pa",
+    "noop": "np",
+    "depth": "dp",
+    "callee": "ce",
+    "callers_omitted": "co",
+    "definitions": "df",
+    "definitions_omitted": "do",
+    "files_omitted": "fo",
+    "decorators": "dr",
+    "docstring": "dg",
+})
+_LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
+
+#: The value a field is dropped at (and restored to), by key. `bool` and `int` are told apart (False != 0 here).
+DEFAULTS: Mapping[str, Any] = MappingProxyType({
+    "base": None, "head": None, "changes": [], "breaking": [], "ignored": [], "before": None, "after": None,
+    "callers": [], "reason": "", "tests": [], "name": None, "tests_omitted": 0, "warnings": [], "notes": [],
+    "signals": {}, "text": "", "truncated": False, "seeds": [], "terms": [], "budget": None, "args": None,
+    "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
+    "definitions": [], "definitions_omitted": 0, "files_omitted": 0, "decorators": [], "docstring": None,
+    "signature": "", "module": "", "stale_paths": 0,
+    # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
+    "kind": "call", "resolution": "exact",
+})
+#: A field dropped when it equals another field of its object (and restored from it): a one-line call's end.
+SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
+
+#: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
+#: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
+SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
+    "graphguard.check/1": {
+        (): ("schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
+        ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "tests",
+                       "tests_omitted"),
+        ("changes", "callers"): ("path", "line", "end_line", "caller", "status", "reason", "kind", "resolution"),
+        ("changes", "tests"): ("path", "line", "direct", "name", "distance"),
+        ("warnings",): ("path", "message"),
+    },
+    "graphguard.context/1": {
+        (): ("schema", "command", "query", "profile", "head", "results", "stats"),
+        ("results",): ("path", "symbol", "line", "end_line", "score", "distance", "via", "disclosure", "tokens",
+                       "truncated", "signals", "text"),
+        ("stats",): ("seeds", "terms", "candidates", "stale_paths", "tokens", "budget", "elapsed_ms"),
+    },
+    "graphguard.callers/1": {
+        (): ("schema", "head", "symbol", "path", "line", "signature", "callers"),
+        ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args"),
+        ("callers", "args"): ("positional", "keywords", "star", "starstar"),
+    },
+    "graphguard.impact/1": {
+        (): ("schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
+             "tests_omitted", "notes"),
+        ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args", "distance", "callee"),
+        ("callers", "args"): ("positional", "keywords", "star", "starstar"),
+        ("tests",): ("path", "line", "direct", "name", "distance"),
+    },
+    "graphguard.outline/1": {
+        (): ("schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
+        ("files",): ("path", "module", "docstring", "definitions"),
+        ("files", "definitions"): ("kind", "name", "line", "end_line", "signature", "decorators", "docstring"),
+        ("warnings",): ("path", "message"),
+    },
+    "graphguard.stats/1": {
+        ("imports",): ("total", "internal", "external", "unresolved", "unresolved_list"),
+    },
+    "graphguard.index/1": {
+        (): ("schema", "head", "files", "parsed", "resolved", "noop", "elapsed_ms", "warnings"),
+        ("warnings",): ("path", "message"),
+    },
+})
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """The compact answer as the CLI prints it: one line, no spaces."""
+    import json
+
+    return json.dumps(compact(doc), separators=(",", ":"), ensure_ascii=False)
+
+
+def _is_default(key: str, value: Any) -> bool:
+    if key not in DEFAULTS:
+        return False
+    default = DEFAULTS[key]
+    return type(value) is type(default) and value == default
+
+
+def compact(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The compact form of an answer (a graphguard.<x>/1 document)."""
+    shapes = SHAPES.get(str(doc.get("schema")), {})
+    return _compact_object(doc, (), shapes)
+
+
+def _droppable(obj: Mapping[str, Any], key: str, value: Any) -> bool:
+    if _is_default(key, value):
+        return True
+    other = SAME_AS.get(key)
+    return other is not None and other in obj and type(obj[other]) is type(value) and obj[other] == value
+
+
+def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
+    fixed = shapes.get(place, ())
+    return {KEYS.get(k, k): _compact_value(v, (*place, k), shapes)
+            for k, v in obj.items() if not (k in fixed and _droppable(obj, k, v))}
+
+
+def _compact_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
+    if isinstance(value, Mapping):
+        return _compact_object(value, place, shapes)
+    if isinstance(value, (list, tuple)):
+        return [_compact_value(v, place, shapes) for v in value]
+    return value
+
+
+def expand(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The full answer of a compact one: `expand(compact(doc)) == doc`."""
+    schema = doc.get(KEYS["schema"], doc.get("schema"))
+    shapes = SHAPES.get(str(schema), {})
+    return _expand_object(doc, (), shapes)
+
+
+def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
+    full = {_LONG.get(k, k): v for k, v in obj.items()}
+    fixed = shapes.get(place, ())
+    out: dict[str, Any] = {}
+    for k in fixed:  # the schema's order, the dropped defaults put back
+        if k in full:
+            out[k] = _expand_value(full.pop(k), (*place, k), shapes)
+        elif k in SAME_AS and SAME_AS[k] in out:
+            out[k] = out[SAME_AS[k]]
+        elif k in DEFAULTS:
+            default = DEFAULTS[k]
+            out[k] = type(default)(default) if isinstance(default, (list, dict)) else default
+    for k, v in full.items():
+        out[k] = _expand_value(v, (*place, k), shapes)
+    return out
+
+
+def _expand_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
+    if isinstance(value, Mapping):
+        return _expand_object(value, place, shapes)
+    if isinstance(value, list):
+        return [_expand_value(v, place, shapes) for v in value]
+    return value
