@@ -318,3 +318,23 @@ def test_a_conflict_is_refused(indexed: GitRepo) -> None:
     repo.git("merge", "other", check=False)
     with pytest.raises(GraphguardError, match="pkg/clock.py is in conflict"):
         propose(repo, {"app/jobs.py": "x = 1\n"})
+
+
+def test_one_open_repo_follows_head(indexed: GitRepo) -> None:
+    """A long-lived process keeps its Repo (and the kept scan): after a commit the answers describe the new HEAD."""
+    repo = indexed
+    handle = open_repo(str(repo.root))
+    clock = source(NEW_STAMP).encode()
+    for _ in range(2):
+        assert to_dict(run_proposed(handle, {"pkg/clock.py": clock}))["verdict"] == "block"
+    repo.commit("tz everywhere", {
+        "pkg/clock.py": NEW_STAMP,
+        "app/jobs.py": BASE["app/jobs.py"].replace("stamp(1)", "stamp(1, tz='UTC')"),
+        "app/report.py": BASE["app/report.py"].replace("stamp(2)", "stamp(2, 'UTC')"),
+        "tests/test_clock.py": BASE["tests/test_clock.py"].replace("stamp(3)", "stamp(3, tz=None)"),
+    })
+    data = to_dict(run_proposed(handle, {"pkg/clock.py": clock}))
+    assert data["base"] == repo.head and data["changes"] == [] and data["verdict"] == "pass"
+    data = to_dict(run_proposed(handle, {"pkg/clock.py": source(BASE["pkg/clock.py"]).encode()}))
+    assert data["verdict"] == "block"
+    assert callers(change_of(data, "pkg.clock.stamp"))[("app/report.py", 5)][0] == "broken"
