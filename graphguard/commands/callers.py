@@ -6,7 +6,7 @@ import json
 
 from graphguard import output
 from graphguard.answers import callers_document
-from graphguard.commands.outline import write_compact
+from graphguard.commands.printing import write_compact
 from graphguard.model import Resolution
 from graphguard.repo import ensure_current, open_repo
 

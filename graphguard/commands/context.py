@@ -21,7 +21,7 @@ def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str]
     ensure_current(repo)
     result = retrieve(repo, command, text=text, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile)
     if compact:
-        from graphguard.commands.outline import write_compact
+        from graphguard.commands.printing import write_compact
         from graphguard.retrieval.render import to_dict
 
         return write_compact(to_dict(result))

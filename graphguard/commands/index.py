@@ -9,7 +9,7 @@ from graphguard.repo import ensure_current, open_repo
 
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
-    from graphguard.commands.outline import write_compact
+    from graphguard.commands.printing import write_compact
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from graphguard import output
 from graphguard.answers import outline_document
+from graphguard.commands.printing import write_compact, write_json
 from graphguard.repo import ensure_current, open_repo
-
-
-def write_compact(doc: Mapping[str, Any]) -> int:
-    """Print an answer in its compact form (`--compact`)."""
-    from graphguard.report.compact import dumps
-    from graphguard.report.printable import printable
-
-    output.write(printable(dumps(doc)))
-    return 0
-
-
-def write_json(doc: Mapping[str, Any]) -> int:
-    from graphguard.report import indented
-    from graphguard.report.printable import printable
-
-    output.write(printable(indented.dumps(doc)))
-    return 0
 
 
 def outline(repo_path: str, paths: Sequence[str], *, fmt: str = "text", compact: bool = False) -> int:

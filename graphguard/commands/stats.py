@@ -6,7 +6,7 @@ import json
 
 from graphguard import output
 from graphguard.answers import stats_document
-from graphguard.commands.outline import write_compact
+from graphguard.commands.printing import write_compact
 from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 

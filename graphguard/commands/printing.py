@@ -1,0 +1,25 @@
+"""How the answer commands print a document: indented JSON (`--format json`) or its compact form (`--compact`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphguard import output
+
+
+def write_compact(doc: Mapping[str, Any]) -> int:
+    """Print an answer in its compact form (`--compact`)."""
+    from graphguard.report.compact import dumps
+    from graphguard.report.printable import printable
+
+    output.write(printable(dumps(doc)))
+    return 0
+
+
+def write_json(doc: Mapping[str, Any]) -> int:
+    from graphguard.report import indented
+    from graphguard.report.printable import printable
+
+    output.write(printable(indented.dumps(doc)))
+    return 0
