@@ -141,3 +141,16 @@ def _table_sources() -> list[str]:
 def test_both_readers_agree_on_the_rule_tables(source: str) -> None:
     # Each rule of the model is shared by the readers; this shows each reader feeds it the same records.
     assert readers_differ(source) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Aj\u00b7B\u0135\u0144:\n    def m(self, a, b=1): ...\n",  # `·` continues an identifier, `\w` does not match it
+        "def cafe\u0301(a, b=1): ...\n",  # a combining accent (decomposed `é`)
+        "import x\nclass C(x.a\u00b7b):\n    def __init__(self, a): ...\n",  # an attribute's last name
+        "class A\u0132:\n    def m(self): ...\n",  # `Ĳ`, which Python folds to `IJ`: kept as written
+    ],
+)
+def test_identifiers_are_read_as_written_whatever_their_characters(source: str) -> None:
+    assert readers_differ(source) is None

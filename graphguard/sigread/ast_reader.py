@@ -35,9 +35,7 @@ from graphguard.sigread.records import (
 _STYLE_DECORATORS = DATACLASS | ATTRS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_IDENTIFIER = re.compile(r"(\w+)")
-_LAST_IDENTIFIER = re.compile(r".*?(\w+)\s*$", re.DOTALL)
-_DEFINED = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
+_DEFINED = re.compile(r"(?:async\s+)?(?:def|class)\s+")  # what precedes a defined name
 _TRIES: tuple[type, ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 
@@ -57,6 +55,11 @@ def read(text: str) -> Module:
         raise NotRead(str(e)) from None
 
 
+def _continues(char: str) -> bool:
+    """Whether a character can stand inside an identifier: `\\w` leaves out some that can (`·`, combining marks)."""
+    return ("a" + char).isidentifier()
+
+
 class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -66,15 +69,31 @@ class _Reader:
     # Python folds identifiers to NFKC (`AĲ` is `AIJ`); the model keeps them as written, as
     # tree-sitter's facts and LibCST do. Only a text with non-ASCII characters needs looking at.
 
-    def raw(self, name: str, line: int, col: int, end_col: int | None = None, *, pattern: re.Pattern[str] = _IDENTIFIER) -> str:
-        """The identifier `name` as written at (line, byte col) of the text."""
+    def raw(self, name: str, line: int, col: int, end_col: int | None = None, *, after: re.Pattern[str] | None = None,
+            last: bool = False) -> str:
+        """The identifier `name` as written at (line, byte col) of the text: the first one there (after what `after`
+        matches), or the `last` one before end_col."""
         if self.ascii:
             return name
         if self._lines is None:
             self._lines = [t.encode("utf-8", "surrogatepass") for t in _LINE_BREAK.split(self.text)]  # as Python counts lines
         segment = self._lines[line - 1][col:end_col].decode("utf-8", "replace") if line <= len(self._lines) else ""
-        m = pattern.match(segment)
-        return m.group(1) if m else name
+        if last:
+            segment = segment.rstrip()
+            start = len(segment)
+            while start and _continues(segment[start - 1]):
+                start -= 1
+            return segment[start:] or name
+        start = 0
+        if after is not None:
+            m = after.match(segment)
+            if m is None:
+                return name
+            start = m.end()
+        end = start
+        while end < len(segment) and _continues(segment[end]):
+            end += 1
+        return segment[start:end] or name
 
     def raw_name(self, node: ast.Name) -> str:
         return self.raw(node.id, node.lineno, node.col_offset, node.end_col_offset)
@@ -85,7 +104,7 @@ class _Reader:
             return self.raw_name(node)
         if isinstance(node, ast.Attribute):
             attr = node.attr if self.ascii else self.raw(node.attr, node.end_lineno or node.lineno, 0, node.end_col_offset,
-                                                         pattern=_LAST_IDENTIFIER)
+                                                         last=True)
             return f"{self.name(node.value)}.{attr}"
         if isinstance(node, ast.Call):
             return self.name(node.func)
@@ -134,7 +153,7 @@ class _Reader:
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Function:
         returns = self.code(node.returns) if node.returns is not None else None
-        name = self.raw(node.name, node.lineno, node.col_offset, pattern=_DEFINED)
+        name = self.raw(node.name, node.lineno, node.col_offset, after=_DEFINED)
         return Function(name, node.lineno, self.params(node.args), returns, isinstance(node, ast.AsyncFunctionDef),
                         tuple(self.code(d) for d in node.decorator_list))
 
@@ -162,7 +181,7 @@ class _Reader:
         metaclass = any(k.arg == "metaclass" for k in node.keywords)
         fields = tuple(f for s in node.body if (f := self.field(s)) is not None)
         assigns = any(isinstance(s, ast.Assign) and any(_is_name(t, "__init__", "__new__") for t in s.targets) for s in node.body)
-        return Class(self.raw(node.name, node.lineno, node.col_offset, pattern=_DEFINED), node.lineno, decorators, bases, metaclass, fields, assigns, tuple(self.definitions(node.body)))
+        return Class(self.raw(node.name, node.lineno, node.col_offset, after=_DEFINED), node.lineno, decorators, bases, metaclass, fields, assigns, tuple(self.definitions(node.body)))
 
     def decorator(self, node: ast.expr) -> Decorator:
         name = self.name(node)
