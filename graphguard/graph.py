@@ -51,6 +51,31 @@ BUILTIN_METHODS = frozenset(
 CLASS_CHUNK = 32
 
 
+class _Hierarchies:
+    """Union-find over classes joined by inherit edges: one representative per hierarchy."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        parent = self.parent
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(self, edges: Iterable[tuple[str, str]]) -> set[str]:
+        """Joins each (subclass, base); returns the classes the edges named."""
+        touched: set[str] = set()
+        for sub, base in edges:
+            a, b = self.find(sub), self.find(base)
+            if a != b:
+                self.parent[a] = b
+            touched.update((sub, base))
+        return touched
+
+
 class CodeGraph:
     def __init__(self, db: sqlite3.Connection):
         self.db = db
@@ -73,21 +98,10 @@ class CodeGraph:
 
     def _hierarchies(self) -> dict[str, str]:
         """Class qualname -> a representative of its in-repository hierarchy (union-find over inherit sites)."""
-        parent: dict[str, str] = {}
-
-        def find(x: str) -> str:
-            parent.setdefault(x, x)
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
         # An inherit site's scope is the subclass (resolve.py), its target the base.
-        for subclass, target in self.db.execute("SELECT scope, target FROM sites WHERE kind = 'inherit' AND target IS NOT NULL"):
-            a, b = find(subclass), find(target)
-            if a != b:
-                parent[a] = b
-        return {k: find(k) for k in parent}
+        hierarchies = _Hierarchies()
+        hierarchies.join(self.db.execute("SELECT scope, target FROM sites WHERE kind = 'inherit' AND target IS NOT NULL"))
+        return {k: hierarchies.find(k) for k in hierarchies.parent}
 
     def _inherit_edges(self, classes: Sequence[str]) -> list[tuple[str, str]]:
         """(subclass, base) of every inherit site naming one of `classes` as subclass or as base."""
@@ -110,30 +124,13 @@ class CodeGraph:
         costs what their hierarchies hold, not what the repository does (`_hierarchies` reads every site); and
         the classes are taken a few at a time, so that one with neither a base nor a subclass (the common case
         of a name many unrelated classes define: `run`, `get`) answers after the first few."""
-        parent: dict[str, str] = {}
-
-        def find(x: str) -> str:
-            parent.setdefault(x, x)
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        def join(edges: Iterable[tuple[str, str]]) -> set[str]:
-            touched: set[str] = set()
-            for sub, base in edges:
-                a, b = find(sub), find(base)
-                if a != b:
-                    parent[a] = b
-                touched.update((sub, base))
-            return touched
-
+        hierarchies = _Hierarchies()
         wanted: list[str] = []
         found: set[str] = set()
         it = iter(classes)
         while chunk := [c for _, c in zip(range(CLASS_CHUNK), it)]:
             wanted += chunk
-            touched = join(self._inherit_edges(chunk))
+            touched = hierarchies.join(self._inherit_edges(chunk))
             if len(wanted) > 1 and any(c not in touched for c in chunk):
                 return False  # a hierarchy of its own
             found |= touched
@@ -141,10 +138,10 @@ class CodeGraph:
             return True
         seen = set(wanted) | found
         frontier = sorted(found - set(wanted))
-        while len({find(c) for c in wanted}) > 1:
+        while len({hierarchies.find(c) for c in wanted}) > 1:
             if not frontier:
                 return False
-            found = join(self._inherit_edges(frontier))
+            found = hierarchies.join(self._inherit_edges(frontier))
             frontier = sorted(found - seen)
             seen |= found
         return True  # the rest of the hierarchy cannot part them
