@@ -26,7 +26,7 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.model import DefKind, FileFacts, IndexResult
-from graphguard.modules import ModuleMap, is_python
+from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
 from graphguard.resolve import (
     EVERY_NAME,
     FileResolution,
@@ -505,7 +505,7 @@ class Indexer:
         sources = self._resolve(job)
         self.save_facts()
         self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
-                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots)
+                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots, layout=Layout.of(new))
         for e in entries:
             f = self._facts.get(e.blob)
             warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
@@ -792,6 +792,7 @@ class Indexer:
     def _write(
         self, head: str, job: _Job, sources: list[_Rows | tuple[str, int]], gone: list[int], changed_ids: list[int],
         resolved_ids: list[int], warnings: list[tuple[str, str]] | None, *, rebuild: bool, roots: tuple[str, ...] | None = None,
+        layout: Layout | None = None,
     ) -> None:
         """One transaction: the rows of removed files go, changed files get their row and symbols, and every
         resolved file gets its sites, imports and outgoing edges. `rebuild` means every file is changed and
@@ -832,6 +833,7 @@ class Indexer:
                     with self.phases("create indexes"):  # within the line of the write
                         for _, sql in indexes:
                             db.execute(sql)
+                    _write_layout(db, head, layout)  # before the head moves: it reads the head the graph had
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (head,))
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (self.config.digest(),))
                     if warnings is not None:  # the tree's own warnings (links, names): the same after a delta
@@ -844,6 +846,18 @@ class Indexer:
                     db.execute(f"DETACH DATABASE {alias}")
             if job.scratch:
                 shutil.rmtree(job.scratch, ignore_errors=True)
+
+
+def _write_layout(db: sqlite3.Connection, head: str, layout: Layout | None) -> None:
+    """Keep the module layout of the paths (what the check's module map would derive from every path) with
+    the commit it describes. An update that adds and removes no file keeps it when it described the commit the
+    graph was at; a graph last written by a version that kept none has a head that no layout names."""
+    if layout is not None:
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(LAYOUT_KEY, layout.to_json()), (LAYOUT_HEAD_KEY, head)])
+        return
+    stored = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('head', ?)", (LAYOUT_HEAD_KEY,)).fetchall())
+    if stored.get("head") is not None and stored.get(LAYOUT_HEAD_KEY) == stored["head"]:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LAYOUT_HEAD_KEY, head))
 
 
 #: Above this many modified files, an update lists the whole tree (reading row by row would cost more).

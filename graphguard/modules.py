@@ -122,6 +122,8 @@ def names_of(path: str, roots: AbstractSet[str]) -> list[str]:
 #: The graph's meta key under which an indexer may keep the snapshot's `Layout.to_json()` (kept with
 #: `Layout.changed` as files come and go): the check then reads no path it does not ask about.
 LAYOUT_KEY = "module_layout"
+#: ... and the commit that layout describes: a layout is read only when it names the graph's head.
+LAYOUT_HEAD_KEY = "module_layout_head"
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,14 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
 
 from graphguard.indexer import PARALLEL_THRESHOLD, parse_blob, parse_blobs
 from graphguard.languages.python import MAX_BYTES
+from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
 from tests.helpers import GitRepo, Result, cli_command
 
 Run = Callable[..., Result]
@@ -534,3 +536,47 @@ def test_progress_on_a_terminal_has_a_line_per_phase(make_repo: Callable[..., Gi
     finals = [line.rsplit("\r", 1)[-1] for line in lines if line]
     assert [f.split(" ")[1] for f in finals] == ["parsing", "resolving", "writing", "updating"], finals
     assert finals[0].startswith("graphguard: parsing 7/7 in ") and finals[1].startswith("graphguard: resolving 7/7 in ")
+
+
+# --- the module layout kept for the check -------------------------------------------------------------------
+
+
+def _kept_layout(repo: GitRepo) -> tuple[str | None, Layout | None]:
+    with sqlite3.connect(repo.graph_path) as db:
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('head', ?, ?)", (LAYOUT_KEY, LAYOUT_HEAD_KEY)).fetchall())
+        paths = [p for (p,) in db.execute("SELECT path FROM files")]
+    layout = Layout.from_json(meta.get(LAYOUT_KEY))
+    if meta.get(LAYOUT_HEAD_KEY) == meta["head"]:  # a layout that names the graph's commit is the layout of its paths
+        assert layout == Layout.of(paths)
+    return meta.get(LAYOUT_HEAD_KEY), layout
+
+
+def test_the_layout_of_the_paths_is_kept_with_the_commit_it_describes(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(SMALL)
+    index(graphguard, repo)
+    assert _kept_layout(repo)[0] == repo.head
+    repo.commit("a body edit", {"pkg/a.py": "def f():\n    return 1\n"})
+    assert index(graphguard, repo)["parsed"] == 1
+    assert _kept_layout(repo)[0] == repo.head  # no file came or went: the same layout, now of this commit
+    repo.commit("a new package", {"lib/sub/__init__.py": "", "lib/sub/c.py": "from pkg.a import f\n"})
+    index(graphguard, repo)
+    head, layout = _kept_layout(repo)
+    assert head == repo.head and layout is not None and "lib/sub" in layout.packages
+
+
+def test_a_layout_that_names_another_commit_is_not_used(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(SMALL)
+    index(graphguard, repo)
+    with sqlite3.connect(repo.graph_path) as db:  # as a version that kept no layout leaves it after its update
+        db.execute("UPDATE meta SET value = 'an older commit' WHERE key = ?", (LAYOUT_HEAD_KEY,))
+        # ... and a layout that would name `pkg/a.py` module `a`: no longer what `pkg/b.py` imports.
+        wrong = Layout(("pkg",), Counter({"pkg": 3}), Counter(), frozenset())
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", (wrong.to_json(), LAYOUT_KEY))
+    repo.write({"pkg/a.py": "def f(x):\n    pass\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.err
+    assert {c["path"] for c in r.json["changes"][0]["callers"]} == {"pkg/b.py"}  # module names from the paths themselves
+    repo.git("commit", "-qm", "f takes x")
+    index(graphguard, repo)
+    assert _kept_layout(repo)[0] == "an older commit"  # a delta does not vouch for a layout it did not write

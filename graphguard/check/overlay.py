@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from graphguard.check.revisions import Sides
 from graphguard.graph import CodeGraph, StoredPaths
 from graphguard.model import CallSite, FileFacts
-from graphguard.modules import LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
+from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.repo import Repo
 
 if TYPE_CHECKING:
@@ -167,7 +167,8 @@ def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
         stored = StoredPaths(store.graph)
         old_entries = _StoredEntries(stored)
         # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
-        layout = Layout.from_json(store.meta(LAYOUT_KEY)) or Layout.of(stored.all())
+        kept = Layout.from_json(store.meta(LAYOUT_KEY)) if store.meta(LAYOUT_HEAD_KEY) == stored_head else None
+        layout = kept or Layout.of(stored.all())
         old_map: ModuleMap = ProbedModuleMap(layout, stored)
     else:
         entries, _ = indexer.snapshot(sides.old.rev)
