@@ -86,7 +86,7 @@ def _case(retriever: engine.Retriever, task: fit.Task, c: PastCommit, request: e
     cands = [x for x in g.candidates.values() if not x.pinned]
     for x in cands:
         x.signals.pop("cochange", None)
-    co = {h: retriever.cochange(g.touches, g.starts, g.now, h) for h in fit.HALF_LIVES}
+    co = retriever.cochange_by_half_life(g.touches, g.starts, g.now, fit.HALF_LIVES)
     return fit.Case(task, c.sha, c.time, truth, cands, co)
 
 
