@@ -176,6 +176,8 @@ def test_past_commits_parse_messages_and_line_counts() -> None:
     got = fitting.parse_log(out)
     assert got == [fitting.PastCommit("aaa", 100, "fix: the parser\n\nbody", {"pkg/a.py": 4, "pkg/b.py": 0}),
                    fitting.PastCommit("bbb", 90, "start", {})]
+    names = fitting._as_numstat(b"aaa 100\nfix\n\x02\npkg/a.py\x00README.md\x00")
+    assert fitting.parse_log(b"\x01" + names) == [fitting.PastCommit("aaa", 100, "fix", {"pkg/a.py": 0})]
     assert sorted(fitting.spread(5)) == list(range(5)) and fitting.spread(5)[:2] == [0, 4]
 
 

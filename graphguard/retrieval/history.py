@@ -214,9 +214,9 @@ def cochange_by_half_life(touches: Iterable[Touch], seed_weights: dict[str, floa
         ws = [0.5 ** (age_days / h) / size for h in hs]
         if (t.seed, t.commit) not in seen_commit:
             seen_commit.add((t.seed, t.commit))
-            total = seed_total.setdefault(t.seed, [0.0] * len(hs))
+            totals = seed_total.setdefault(t.seed, [0.0] * len(hs))
             for i, w in enumerate(ws):
-                total[i] += w
+                totals[i] += w
         if t.other == t.seed:
             continue
         acc = per_seed.setdefault(t.seed, {}).setdefault(t.other, [0.0] * len(hs))
