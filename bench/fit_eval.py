@@ -39,7 +39,7 @@ def main() -> int:
         runs = []
         for _ in range(args.runs):
             t0 = time.monotonic()
-            fp = fit_repository(repo, most=args.commits, seconds=args.seconds)
+            fp = fit_repository(repo, most=args.commits, seconds=args.seconds, log=lambda m: print(m, file=sys.stderr))
             runs.append((time.monotonic() - t0, fp))
         fp = runs[-1][1]
         val = fp.validation

@@ -53,6 +53,20 @@ def test_the_search_raises_the_weight_of_the_signal_that_finds_the_truth() -> No
     assert found.weights["recency"] > default.weights["recency"]
     assert sum(found.weights.values()) == pytest.approx(1.0, abs=1e-3)
     assert fit.search(cases, default) == found  # deterministic
+    shrunk, share = fit.fit_weights(cases, default)  # the least shift that finds every truth
+    assert 0 < share <= 1.0 and shrunk.scores.recall10 == 1.0
+
+
+def test_the_shift_from_the_default_shrinks_when_the_newer_cases_disagree() -> None:
+    default = rank.PROFILES["default"]
+    old = _recency_wins(12)
+    # The newer third: the truth is what text, graph and co-change rank first; recency names a decoy.
+    new = [_case(fit.Task.SEEDED, {f"n{i}.py"}, {"text": {f"n{i}.py": 1.0}, "graph": {f"n{i}.py": 1.0},
+                                                "cochange": {f"n{i}.py": 1.0},
+                                                "recency": {f"r{i}_{k}.py": 1.0 - k / 100 for k in range(20)}},
+                 commit=f"n{i}", t=100 + i) for i in range(6)]
+    _, share = fit.fit_weights(old + new, default)
+    assert share < 1.0
 
 
 def test_the_search_stops_at_its_time_bound() -> None:

@@ -163,7 +163,7 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
     cases = cases_from(db, root, head, config, commits, seconds=seconds)
     fitting, validating, cut = fit.split(cases, until_time=until_time)
     t1 = time.monotonic()
-    found = fit.search(fitting, default, seconds=seconds)
+    found, share = fit.fit_weights(fitting, default, seconds=seconds)
     fitted_profile = rank.Profile(rank.FITTED, found.weights, half_life=found.half_life)
     on_val = _recall(fit.evaluate(validating, fitted_profile))
     on_val_default = _recall(fit.evaluate(validating, default))
@@ -175,7 +175,8 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
                                validation, accepted, reason, __version__, head, _log_size(db),
                                round(time.monotonic() - t0, 2), found.trials)
     log(f"fit: {len(cases)} cases from {n_fit} fitting + {n_val} validation commits (cut {cut}), replay"
-        f" {t1 - t0:.1f} s, search {time.monotonic() - t1:.1f} s ({found.trials} trials); {reason};"
+        f" {t1 - t0:.1f} s, search {time.monotonic() - t1:.1f} s ({found.trials} trials, {share:.0%} of the way from the"
+        f" default); {reason};"
         f" {'fitted' if accepted else 'default'} profile in use")
     return result
 
