@@ -255,3 +255,20 @@ def test_a_refit_waits_for_enough_new_commits(make_repo: Callable[..., GitRepo])
     profiles.save(db, replace(_stored(), history_commits=1 - fitting.REFIT_AFTER))
     assert fitting.due(db)
     r.store.close()
+
+
+def test_the_background_refresher_fits_when_due_and_logs_it(make_repo: Callable[..., GitRepo],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from graphguard.commands import refresh
+
+    repo = make_repo({"a.py": "A = 1\n"})
+    r = open_repo(str(repo.root))
+    ensure_current(r)
+    assert profiles.load(r.store.graph) is None
+    refresh._refit_if_due(r)
+    fitted = profiles.load(r.store.graph)
+    assert fitted is not None and not fitted.accepted and fitted.head == repo.head
+    assert "fit: history too short" in capsys.readouterr().out
+    refresh._refit_if_due(r)  # not due again until REFIT_AFTER more commits
+    assert capsys.readouterr().out == ""
+    r.store.close()
