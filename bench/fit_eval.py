@@ -1,6 +1,6 @@
 """Profiles fitted to each repository's history against the shipped default, on its own later commits.
 
-    python bench/fit_eval.py REPO [REPO ...] [--seconds 20] [--commits 300] [--runs 1]
+    python bench/fit_eval.py REPO [REPO ...] [--seconds 30] [--commits 300] [--runs 1]
 
 REPO is a local git clone (the script indexes it in place: `.git/graphguard`; use a clone of your own, not a
 shared one). For each, `graphguard.answers.fit_repository` replays the newest --commits non-merge commits as
@@ -26,7 +26,7 @@ from graphguard.repo import ensure_current, open_repo
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("repos", nargs="+")
-    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--commits", type=int, default=300)
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()

@@ -188,7 +188,7 @@ def stats_document(repo: Repo) -> dict[str, Any]:
             "retrieval_profile": {"in_use": profiles.in_use(fitted), "fitted": fitted.document() if fitted else None}}
 
 
-def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, seconds: float = 20.0,
+def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, seconds: float = 30.0,
                    store: bool = False, log: Callable[[str], None] = lambda _: None) -> FittedProfile:
     """Fit the ranking weights to the repository's history at the graph's HEAD (retrieval/fitting.py). `until`:
     fit on the commits before it, validate on those after. `store`: keep it as the repository's fitted profile
