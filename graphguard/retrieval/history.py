@@ -10,7 +10,11 @@ counts always describe exactly the history of HEAD: at a parent commit they
 use nothing that came later. Pair counts are read at query time from the log's
 indexes for the seeds' commits only; nothing is recomputed from git.
 
-Pure: `parse_log`, `cochange`, `activity`. I/O: `update`, `rows_for`, `touches_of`.
+The queries take a cut-off time, `before`: only commits strictly older count.
+Fitting replays old commits as queries (retrieval/fitting.py), and a query at
+commit C must not learn from C or anything after it.
+
+Pure: `parse_log`, `cochange`, `activity`. I/O: `update`, `seed_touches`, `activity_rows`, `head_time`.
 """
 
 from __future__ import annotations
@@ -147,8 +151,13 @@ class Touch(NamedTuple):
     n_files: int
 
 
-def seed_touches(db: sqlite3.Connection, seeds: Sequence[str]) -> list[Touch]:
-    """Every (seed, other file) pair of the commits that touched a seed, sweeping commits left out."""
+#: `before` in the queries below: no cut-off (every commit of the log counts).
+NO_CUTOFF = 1 << 62
+
+
+def seed_touches(db: sqlite3.Connection, seeds: Sequence[str], *, before: int = NO_CUTOFF) -> list[Touch]:
+    """Every (seed, other file) pair of the commits that touched a seed, sweeping commits left out; only commits
+    whose time is strictly before `before` (a query replayed at an old commit sees nothing of its future)."""
     if not seeds:
         return []
     marks = ",".join("?" * len(seeds))
@@ -156,29 +165,30 @@ def seed_touches(db: sqlite3.Connection, seeds: Sequence[str]) -> list[Touch]:
         "SELECT p1.path, p2.path, c.id, c.time, c.n_files FROM history_paths p1"
         " JOIN history_touches t1 ON t1.path_id = p1.id JOIN history_commits c ON c.id = t1.commit_id"
         " JOIN history_touches t2 ON t2.commit_id = c.id JOIN history_paths p2 ON p2.id = t2.path_id"
-        f" WHERE p1.path IN ({marks}) AND c.n_files <= ?",
-        (*seeds, MAX_COMMIT_FILES),
+        f" WHERE p1.path IN ({marks}) AND c.n_files <= ? AND c.time < ?",
+        (*seeds, MAX_COMMIT_FILES, before),
     )
     return [Touch(*r) for r in rows]
 
 
-def activity_rows(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
-    """path -> (commits that touched it, time of the last one)."""
+def activity_rows(db: sqlite3.Connection, paths: Sequence[str], *, before: int = NO_CUTOFF) -> dict[str, tuple[int, int]]:
+    """path -> (commits before `before` that touched it, time of the last one)."""
     out: dict[str, tuple[int, int]] = {}
     paths = list(paths)
     for i in range(0, len(paths), 500):
         chunk = paths[i : i + 500]
         for path, n, last in db.execute(
             "SELECT p.path, count(*), max(c.time) FROM history_paths p JOIN history_touches t ON t.path_id = p.id"
-            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({','.join('?' * len(chunk))}) GROUP BY p.path",
-            chunk,
+            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({','.join('?' * len(chunk))})"
+            " AND c.time < ? GROUP BY p.path",
+            (*chunk, before),
         ):
             out[path] = (n, last)
     return out
 
 
-def head_time(db: sqlite3.Connection) -> int:
-    row = db.execute("SELECT max(time) FROM history_commits").fetchone()
+def head_time(db: sqlite3.Connection, *, before: int = NO_CUTOFF) -> int:
+    row = db.execute("SELECT max(time) FROM history_commits WHERE time < ?", (before,)).fetchone()
     return int(row[0] or 0)
 
 
@@ -188,29 +198,42 @@ def head_time(db: sqlite3.Connection) -> int:
 def cochange(touches: Iterable[Touch], seed_weights: dict[str, float], now: int, half_life: float = HALF_LIFE_DAYS) -> dict[str, float]:
     """Files changed together with the seeds: for each seed, the share of its commits that also touched the
     file, each commit weighted down by its size and its age; summed over seeds by their weights."""
-    per_seed: dict[str, dict[str, float]] = {}
-    seed_total: dict[str, float] = {}
+    return cochange_by_half_life(touches, seed_weights, now, (half_life,))[half_life]
+
+
+def cochange_by_half_life(touches: Iterable[Touch], seed_weights: dict[str, float], now: int,
+                          half_lives: Sequence[float]) -> dict[float, dict[str, float]]:
+    """`cochange` for several half-lives in one pass over the touches (fitting tries a few)."""
+    hs = list(dict.fromkeys(half_lives))
+    per_seed: dict[str, dict[str, list[float]]] = {}
+    seed_total: dict[str, list[float]] = {}
     seen_commit: set[tuple[str, int]] = set()
     for t in touches:
         age_days = max(0.0, (now - t.time) / 86400.0)
-        w = 0.5 ** (age_days / half_life) / math.log2(1 + max(1, t.n_files))
+        size = math.log2(1 + max(1, t.n_files))
+        ws = [0.5 ** (age_days / h) / size for h in hs]
         if (t.seed, t.commit) not in seen_commit:
             seen_commit.add((t.seed, t.commit))
-            seed_total[t.seed] = seed_total.get(t.seed, 0.0) + w
+            totals = seed_total.setdefault(t.seed, [0.0] * len(hs))
+            for i, w in enumerate(ws):
+                totals[i] += w
         if t.other == t.seed:
             continue
-        d = per_seed.setdefault(t.seed, {})
-        d[t.other] = d.get(t.other, 0.0) + w
-    out: dict[str, float] = {}
+        acc = per_seed.setdefault(t.seed, {}).setdefault(t.other, [0.0] * len(hs))
+        for i, w in enumerate(ws):
+            acc[i] += w
+    out: dict[float, dict[str, float]] = {h: {} for h in hs}
     for seed, others in per_seed.items():
-        total = seed_total.get(seed, 0.0)
-        if total <= 0:
-            continue
         sw = seed_weights.get(seed, 1.0)
-        # Shrink toward 0 when the seed has few commits: one shared commit is weak evidence.
-        damp = total / (total + 1.0)
-        for other, w in others.items():
-            out[other] = out.get(other, 0.0) + sw * damp * w / total
+        for i, h in enumerate(hs):
+            total = seed_total.get(seed, [0.0] * len(hs))[i]
+            if total <= 0:
+                continue
+            # Shrink toward 0 when the seed has few commits: one shared commit is weak evidence.
+            damp = total / (total + 1.0)
+            into = out[h]
+            for other, w in others.items():
+                into[other] = into.get(other, 0.0) + sw * damp * w[i] / total
     return out
 
 
