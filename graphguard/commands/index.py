@@ -10,9 +10,11 @@ from graphguard.repo import ensure_current, open_repo
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     from graphguard.commands.printing import write_compact
+    from graphguard.retrieval.maintain import catch_up
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    catch_up(repo.store, repo.root, r.head)  # a graph that was current already: its text index may not be
     doc = {
         "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
         "resolved": r.resolved, "noop": r.noop, "elapsed_ms": r.elapsed_ms,
