@@ -68,7 +68,7 @@ def text_work(repo: str) -> str:
 
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def main() -> int:
@@ -97,7 +97,7 @@ def main() -> int:
             f.write("\n\ndef _context_latency_probe(value):\n    return value\n")
         git(repo, "add", path)
         commit_work = ""
-        try:  # noqa: SIM105
+        try:
             rows.append((f"pre-commit hook, 1 file ({path})", run(repo, a.src, "hook-impl", "--hook-type", "pre-commit")))
             git(repo, "commit", "-q", "--no-verify", "-m", "probe")
             rows.append(("index after the commit", run(repo, a.src, "index")))

@@ -150,3 +150,16 @@ def test_a_huge_file_is_bounded() -> None:
     long_body = "x" + " y" * (3 * textindex.MAX_FIELD_TOKENS)
     assert len(textindex._capped(long_body).split()) == textindex.MAX_FIELD_TOKENS
     assert textindex._capped("a b c") == "a b c"
+
+
+def test_an_undecodable_row_found_by_a_query_is_rebuilt(shop: GitRepo, graphguard: Callable[..., Result]) -> None:
+    assert graphguard(shop, "index").code == 0
+    conn = sqlite3.connect(shop.graph_path)
+    conn.execute("UPDATE text_docs SET qualname = CAST(x'ff00fe' AS BLOB) || qualname")  # not UTF-8: reading it fails
+    conn.commit()
+    conn.close()
+    result = graphguard(shop, "context", "hold stock for an order", "--format", "json")
+    assert result.code == 0, result.err
+    assert "text index is damaged" in result.err
+    assert any(i["symbol"] == "shop.stock.reserve" for i in result.json["results"])
+    assert work(shop)["by"] == "query"

@@ -48,3 +48,13 @@ def catch_up(store: Store, root: str, head: str | None, *, by: str = "index", lo
     with store.write_lock(lock_timeout):
         after_index(store, root, head, by=by)
     return True
+
+
+def rebuild(store: Store, root: str, head: str, *, lock_timeout: float = 30.0) -> None:
+    """Drop the text index and build it again at `head` (a query found it damaged)."""
+    from graphguard.retrieval import textindex
+
+    print("graphguard: warning: the text index is damaged; rebuilding it", file=sys.stderr)
+    with store.write_lock(lock_timeout):
+        textindex.reset(store.graph)
+        after_index(store, root, head, by="query")

@@ -328,16 +328,31 @@ def match_expression(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+class Damaged(Exception):
+    """The index could not be read (a row that does not decode, a malformed page): rebuild it (maintain.rebuild)."""
+
+
 def search(db: sqlite3.Connection, terms: Sequence[str], *, limit: int = 200, weights: Sequence[float] = WEIGHTS) -> list[Hit]:
     if not terms:
         return []
-    rows = db.execute(
-        "SELECT d.path, d.qualname, d.kind, d.line, d.end_line, -m.s FROM"
-        f" (SELECT rowid, bm25(text_fts, {', '.join(str(float(w)) for w in weights)}) AS s FROM text_fts"
-        "  WHERE text_fts MATCH ? ORDER BY s LIMIT ?) m"
-        " JOIN text_docs d ON d.id = m.rowid ORDER BY m.s, d.path, d.line",
-        (match_expression(terms), limit),
-    )
+    try:
+        return _search(db, terms, limit, weights)
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e
+
+
+def _search(db: sqlite3.Connection, terms: Sequence[str], limit: int, weights: Sequence[float]) -> list[Hit]:
+    cur = db.cursor()
+    try:
+        rows = cur.execute(
+            "SELECT d.path, d.qualname, d.kind, d.line, d.end_line, -m.s FROM"
+            f" (SELECT rowid, bm25(text_fts, {', '.join(str(float(w)) for w in weights)}) AS s FROM text_fts"
+            "  WHERE text_fts MATCH ? ORDER BY s LIMIT ?) m"
+            " JOIN text_docs d ON d.id = m.rowid ORDER BY m.s, d.path, d.line",
+            (match_expression(terms), limit),
+        ).fetchall()
+    finally:
+        cur.close()  # a statement left open on a row that failed to decode would lock the tables a rebuild drops
     return [Hit(*r) for r in rows]
 
 
@@ -353,7 +368,10 @@ POSTINGS_BUDGET = 50000
 
 
 def useful_terms(db: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
-    n = db.execute("SELECT max(id) FROM text_docs").fetchone()[0] or 0
+    try:
+        n = db.execute("SELECT max(id) FROM text_docs").fetchone()[0] or 0
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e
     if n <= LARGE_INDEX or len(terms) < 3:
         return list(terms)
     dfs = document_frequencies(db, terms)
@@ -378,4 +396,7 @@ def document_frequencies(db: sqlite3.Connection, terms: Sequence[str]) -> dict[s
     if not terms:
         return {}
     q = f"SELECT term, doc FROM text_vocab WHERE term IN ({','.join('?' * len(terms))})"
-    return dict(db.execute(q, list(terms)))
+    try:
+        return dict(db.execute(q, list(terms)))
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e
