@@ -36,6 +36,21 @@ QUERIES = (
     "cache the result of the permission check",
 )
 MAIN = "import sys; from graphguard.main import main; sys.exit(main(sys.argv[1:]))"
+#: The text index built again from nothing, in one process: what it adds to a cold `index` (or, in a version
+#: that builds it on the first query, to that query). Prints seconds.
+TEXT_BUILD = """import sys, time
+from graphguard.repo import open_repo
+from graphguard.retrieval import source, textindex
+r = open_repo('.')
+db = r.store.graph
+head = r.store.meta('head')
+db.execute("DELETE FROM meta WHERE key IN ('text_state', 'text_version')")
+db.commit()
+with r.store.write_lock(60):
+    t0 = time.perf_counter()
+    textindex.ensure(db, head, lambda shas: source.blobs(r.root, shas))
+    print(time.perf_counter() - t0)
+"""
 
 
 def git(repo: str, *args: str) -> str:
@@ -79,6 +94,7 @@ def main() -> int:
     ap.add_argument("--query", action="append", help="task texts, used in turn (default: three generic ones)")
     ap.add_argument("--commit-file")
     ap.add_argument("--skip-commit", action="store_true")
+    ap.add_argument("--builds", type=int, default=0, help="also time the text index built from nothing, N times")
     a = ap.parse_args()
     repo = os.path.abspath(a.repo)
     queries = a.query or list(QUERIES)
@@ -90,6 +106,11 @@ def main() -> int:
     work_after_first = text_work(repo)
     warm = [run(repo, a.src, "context", queries[i % len(queries)]) for i in range(a.runs)]
     rows.append(("warm context p50", statistics.median(warm)))
+    env = {**os.environ, **({"PYTHONPATH": a.src} if a.src else {})}
+    builds = [float(subprocess.run([sys.executable, "-c", TEXT_BUILD], cwd=repo, env=env, check=True, capture_output=True,
+                                   text=True).stdout) * 1000 for _ in range(a.builds)]
+    if builds:
+        rows.append((f"text index built from nothing, in process (median of {a.builds})", statistics.median(builds)))
     rows.append(("warm context p90", pct(warm, 0.9)))
     if not a.skip_commit:
         path = a.commit_file or next(p for p in git(repo, "ls-files", "*.py").splitlines() if "/" in p and "test" not in p)
