@@ -135,6 +135,7 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
     The text index and history follow the graph's commit (cheap when they already describe it)."""
     from graphguard.config import load as load_config
     from graphguard.report.printable import printable
+    from graphguard.retrieval import textindex
     from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
     from graphguard.retrieval.rank import CHOICES
 
@@ -152,7 +153,15 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
     named = [defined_name(repo, graph, s) for s in seeds]
     retriever = Retriever(repo.store.graph, repo.root, head, load_config(repo.root))
     request = Request(text=text, seeds=tuple(named), limit=limit, budget=budget, depth=depth, profile=profile)
-    return retriever.run(request, command)
+    try:
+        return retriever.run(request, command)
+    except textindex.Damaged:
+        if repo.store.graph.in_transaction:  # a server's answer holds a read transaction: not the moment to write
+            raise GraphguardError("the text index is damaged; one `graphguard context` run rebuilds it") from None
+        from graphguard.retrieval.maintain import rebuild
+
+        rebuild(repo.store, repo.root, head)
+        return retriever.run(request, command)
 
 
 def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit: int = 20, depth: int = 1,

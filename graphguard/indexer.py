@@ -213,9 +213,13 @@ SHOW_FROM = 50
 
 class Indexer:
     def __init__(
-        self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0, config: Config | None = None
+        self, paths: git.RepoPaths, store: Store, *, progress: bool = False, lock_timeout: float = 30.0, config: Config | None = None,
+        text_index: bool = True,
     ):
         self.paths = paths
+        # Retrieval's text index is built with the graph (no query pays for it), except where the graph moves on the
+        # pre-commit hook's critical path: the refresher after the commit brings it along.
+        self.text_index = text_index
         self.root = paths.root
         self.store = store
         self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
@@ -336,15 +340,14 @@ class Indexer:
             changes = self._changes(head)
             if self._from_snapshot(head, changes):
                 result = self._restored(head)
-                result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
-                return result
-            if self.store.meta("head") != self._stored_head:  # started from a snapshot: its changes, not the graph's
-                changes = self._changes(head)
-            result = self._update(head, changes)
+            else:
+                if self.store.meta("head") != self._stored_head:  # started from a snapshot: its changes, not the graph's
+                    changes = self._changes(head)
+                result = self._update(head, changes)
             from graphguard.retrieval.maintain import after_index
 
             with self.phases("history and text index", "updating history and text index" if result.resolved >= SHOW_FROM else ""):
-                after_index(store, self.root, head)
+                after_index(store, self.root, head, text=self.text_index)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
 

@@ -30,13 +30,14 @@ def open_repo(path: str) -> Repo:
 
 def ensure_current(
     repo: Repo, *, progress: bool = True, lock_timeout: float = 30.0, config: Config | None = None, verify: bool = True,
-    at: str | None = None, wait: bool = True,
+    at: str | None = None, wait: bool = True, text_index: bool = True,
 ) -> IndexResult:
     """Build or refresh the graph to HEAD (or to the commit `at`). When it already describes it this costs one
     git call and one SQLite read: the parser and resolver are not even imported. After an update both
     store files are checked for damage (`verify`), and rebuilt once when there is any. A stale graph that
     a background refresher (started by a post-* hook) is bringing current is waited for (`wait`; the
-    refresher itself does not wait for itself); if it is dead, the work is done here."""
+    refresher itself does not wait for itself); if it is dead, the work is done here. `text_index`: an update
+    brings retrieval's text index along (False on the pre-commit hook's path; see retrieval.maintain)."""
     from graphguard.config import load as load_config
 
     head = at if at is not None else git.head(repo.root)
@@ -55,9 +56,11 @@ def ensure_current(
         return IndexResult(head, noop=True)
     from graphguard.indexer import Indexer
 
-    result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config).update(head)
+    result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config,
+                     text_index=text_index).update(head)
     if not result.noop and verify and _worth_verifying(result) and rebuild_if_damaged(repo, lock_timeout=lock_timeout):
-        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False, at=at, wait=wait)
+        return ensure_current(repo, progress=progress, lock_timeout=lock_timeout, config=config, verify=False, at=at, wait=wait,
+                              text_index=text_index)
     return result
 
 

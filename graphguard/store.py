@@ -43,6 +43,19 @@ except ImportError:  # pragma: no cover - Windows
 
 BLOB_SCHEMA_VERSION = BLOB_VERSION * 100 + FACTS_VERSION  # cached facts of another parser are re-parsed
 
+TEXT_SCHEMA = """
+-- Retrieval's text index (graphguard/retrieval/textindex.py): token text per blob, BM25 over symbols.
+CREATE TABLE text_blobs(blob TEXT PRIMARY KEY, docs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE text_files(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE text_docs(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
+    line INTEGER NOT NULL, end_line INTEGER NOT NULL
+);
+CREATE INDEX text_docs_path ON text_docs(path);
+CREATE VIRTUAL TABLE text_fts USING fts5(name, prose, body, path, content='', tokenize='unicode61');
+CREATE VIRTUAL TABLE text_vocab USING fts5vocab(text_fts, 'row');
+"""
+
 GRAPH_SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE files(
@@ -81,16 +94,8 @@ CREATE TABLE imports(
 );
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX imports_module ON imports(module);
--- Retrieval (graphguard/retrieval): token text per blob, BM25 over symbols, git history.
-CREATE TABLE text_blobs(blob TEXT PRIMARY KEY, docs BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE text_files(path TEXT PRIMARY KEY, blob TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE text_docs(
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
-    line INTEGER NOT NULL, end_line INTEGER NOT NULL
-);
-CREATE INDEX text_docs_path ON text_docs(path);
-CREATE VIRTUAL TABLE text_fts USING fts5(name, prose, body, path, content='', tokenize='unicode61');
-CREATE VIRTUAL TABLE text_vocab USING fts5vocab(text_fts, 'row');
+""" + TEXT_SCHEMA + """
+-- Retrieval's git history (graphguard/retrieval/history.py).
 CREATE TABLE history_commits(id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, time INTEGER NOT NULL, n_files INTEGER NOT NULL);
 CREATE TABLE history_paths(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE TABLE history_touches(path_id INTEGER NOT NULL, commit_id INTEGER NOT NULL, PRIMARY KEY(path_id, commit_id)) WITHOUT ROWID;

@@ -168,6 +168,8 @@ def test_hook_returns_while_the_refresh_runs_and_the_next_command_waits_for_it(
     assert cmd.returncode == 0, tail
     assert "pkg/other.py" in _callers(out)  # the new HEAD's caller: the answer describes the finished graph
     assert stored_meta(repo) == topic
+    # The command answered once the graph was current; the refresher goes on with the text index, then logs.
+    assert wait_for_refresher(repo)
     assert f"updated to {topic}" in _log(repo)  # the refresher did the work, not the command
     assert b"Traceback" not in seen + tail
 
@@ -202,6 +204,7 @@ def test_a_first_refresh_that_builds_the_graph_is_waited_for_too(
         store.close()
     assert cmd.returncode == 0
     assert "pkg/other.py" in _callers(out)
+    assert wait_for_refresher(repo)  # it logs once the text index, built after the graph, is done too
     assert f"updated to {topic}" in _log(repo)
 
 

@@ -470,6 +470,8 @@ def test_text_index_follows_the_graph_and_never_retokenizes_an_unchanged_blob(pr
 
         return source.blobs(r.root, shas)
 
+    assert textindex.is_current(db, head)  # built with the graph
+    textindex.reset(db)
     assert textindex.ensure(db, head, read) == len([p for p in PROJECT if p.endswith(".py")])
     assert len(reads) == 1  # one cat-file for all the blobs
     blobs = db.execute("SELECT count(*) FROM text_blobs").fetchone()[0]

@@ -55,7 +55,7 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # Two commits: the graph is brought to the old one, as the hook has it, so that every mode
     # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
     # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
-    ensure_current(repo, config=config, at=revs.old)
+    ensure_current(repo, config=config, at=revs.old, text_index=False)  # the refresher after the commit builds it
     return _compare(repo, config, revs, staged=staged)
 
 
@@ -75,7 +75,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
     revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
-    ensure_current(repo, config=config, at=head_commit)
+    ensure_current(repo, config=config, at=head_commit, text_index=False)
     revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
     result = _compare(repo, config, revs, proposals=wanted)
     result.warnings[:0] = wanted.warnings

@@ -11,9 +11,11 @@ from graphguard.repo import Repo, ensure_current, open_repo
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     from graphguard.commands.printing import write_compact
+    from graphguard.retrieval.maintain import catch_up
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    catch_up(repo.store, repo.root, r.head)  # a graph that was current already: its text index may not be
     fitted = _fit_if_due(repo, r.head)
     doc = {
         "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
@@ -34,18 +36,30 @@ def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
             f" in {r.elapsed_ms} ms" + (f", {len(r.warnings)} warnings (graphguard stats)" if r.warnings else "")
         )
     if fitted is not None and fmt != "json":
-        output.write(f"graphguard: retrieval profile fitted to this repository's history: {fitted}")
+        output.write(f"graphguard: retrieval profile from this repository's history: {fitted}")
     return 0
 
 
 def _fit_if_due(repo: Repo, head: str | None) -> str | None:
     """Fit the retrieval profile when none was fitted or enough commits arrived since (retrieval/fitting.py);
-    the outcome in words, or None when nothing was due. Only here and in the background refresher: never in a hook."""
+    the outcome in words, or None when nothing was due. A fit on a long history takes up to
+    fitting.SECONDS: the detached refresher does it (as after the post-* hooks), so that `index` returns
+    once the graph is built; GRAPHGUARD_REFRESH=foreground keeps it here. Never in a hook."""
+    import os
+
+    from graphguard import background
     from graphguard.config import load as load_config
     from graphguard.retrieval import fitting
 
     if head is None or not fitting.due(repo.store.graph):
         return None
+    if fitting.long_enough(repo.store.graph) and background.mode(os.environ) is background.Mode.BACKGROUND:
+        store_dir = repo.store.dir
+        try:
+            background.launch(store_dir, repo.root, "index", os.environ)
+        except (OSError, GraphguardError) as e:
+            return f"not fitted (the background refresher did not start: {e}); the default profile stays"
+        return f"being fitted in the background (its log: {os.path.join(store_dir, 'refresh.log')}); the default profile until then"
     try:
         fitted = fitting.refit(repo.store, repo.root, head, load_config(repo.root))
     except GraphguardError as e:  # the graph is built: a fit that could not run is said, not an error

@@ -180,6 +180,10 @@ def _refresh_rounds(repo: Repo, started: float) -> bool:
         t0 = time.monotonic()
         r = ensure_current(repo, progress=False, lock_timeout=SERVE_LOCK_WAIT, wait=False)
         if r.noop:
+            from graphguard.retrieval.maintain import catch_up
+
+            if catch_up(repo.store, repo.root, r.head, lock_timeout=SERVE_LOCK_WAIT):  # the check moved the graph
+                print(f"{_now()} text index and history brought to {r.head}", flush=True)
             print(f"{_now()} graph at {r.head or 'no commit'} ({time.time() - started:.1f} s since start)", flush=True)
             return True
         print(f"{_now()} updated to {r.head}: {r.files} files, {r.parsed} parsed, {r.resolved} resolved,"

@@ -93,13 +93,11 @@ class ContextResult:
 
 
 def ensure_indexes(store: object, root: str, head: str | None, *, lock_timeout: float = 30.0) -> None:
-    """Bring the co-change history and the text index to the graph's HEAD (cheap when they are there)."""
-    db: sqlite3.Connection = store.graph  # type: ignore[attr-defined]
-    if head is None or (history.is_current(db, head) and textindex.is_current(db, head)):
-        return
-    with store.write_lock(lock_timeout):  # type: ignore[attr-defined]
-        history.update(db, root, head)
-        textindex.ensure(db, head, lambda shas: source.blobs(root, shas), lambda a, b: source.changed_paths(root, a, b))
+    """Bring the co-change history and the text index to the graph's HEAD: two meta reads, since the indexer
+    builds them with the graph (see maintain); the work is done here only when something left them behind."""
+    from graphguard.retrieval.maintain import catch_up
+
+    catch_up(store, root, head, by="query", lock_timeout=lock_timeout)  # type: ignore[arg-type]
 
 
 # --- the query ------------------------------------------------------------------------------

@@ -194,6 +194,12 @@ def _log_size(db: sqlite3.Connection) -> int:
     return int(row[0] or 0)
 
 
+def long_enough(db: sqlite3.Connection) -> bool:
+    """Whether the history may hold enough commits to fit on: a fit then takes seconds (else it ends at once,
+    keeping the default)."""
+    return _log_size(db) >= fit.MIN_FIT_COMMITS + fit.MIN_VALIDATION_COMMITS
+
+
 def due(db: sqlite3.Connection) -> bool:
     """Whether the background refresher should refit: never fitted (or the row is damaged), or REFIT_AFTER
     commits arrived since."""

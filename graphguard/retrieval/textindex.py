@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
+from graphguard.store import TEXT_SCHEMA
 
 #: Bump when the tokenizer or the documents change: the cache and the index are rebuilt.
 TEXT_VERSION = "3"
@@ -30,6 +32,14 @@ WEIGHTS = (3.0, 2.0, 1.0, 1.5)
 
 #: Keep the cache of blobs no longer in the snapshot until it holds this many times the live ones.
 CACHE_SLACK = 3
+
+# Bounds, so that one huge file costs what a large ordinary one does: only its first MAX_BLOB_BYTES are
+# tokenized; at most MAX_DOCS definitions of a file are documents of their own (the first, by line: the rest
+# belong to the module's document); a field holds at most MAX_FIELD_TOKENS tokens (BM25 weighs a long document
+# down anyway, and the FTS index grows with every token).
+MAX_BLOB_BYTES = 1 << 20
+MAX_DOCS = 2000
+MAX_FIELD_TOKENS = 20000
 
 
 class Hit(NamedTuple):
@@ -51,14 +61,36 @@ def _decode(data: bytes) -> list[tuple[str, str, int, int, str, str, str]]:
 
 def blob_docs(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int, str, str, str]]:
     """(relative qualname, kind, line, end_line, name, prose, body) for each definition and the module ("", "module")."""
+    spans = sorted(spans, key=lambda s: s[2])[:MAX_DOCS]
     kinds = {q: k for q, k, _, _ in spans}
     docs: list[Doc] = split_source(text, [Span(q, a, b) for q, _, a, b in spans])
-    return [(d.qualname, kinds.get(d.qualname, "module"), d.line, d.end_line, d.name, d.prose, d.body) for d in docs]
+    return [(d.qualname, kinds.get(d.qualname, "module"), d.line, d.end_line, d.name, _capped(d.prose), _capped(d.body))
+            for d in docs]
+
+
+def _capped(field: str) -> str:
+    """At most MAX_FIELD_TOKENS of a field's space-separated tokens (cheap when it is shorter: no split)."""
+    if len(field) <= MAX_FIELD_TOKENS * 2:  # every token takes at least two characters with its space
+        return field
+    cut = -1
+    for _ in range(MAX_FIELD_TOKENS):
+        cut = field.find(" ", cut + 1)
+        if cut < 0:
+            return field
+    return field[:cut]
+
+
+TABLES = ("text_blobs", "text_files", "text_docs", "text_fts", "text_vocab")
 
 
 def is_current(db: sqlite3.Connection, head: str) -> bool:
+    """Whether the index describes `head`, and all its tables are there (a table gone is damage: not current,
+    so that `ensure` rebuilds it)."""
     row = db.execute("SELECT value FROM meta WHERE key = 'text_state'").fetchone()
-    return bool(row) and row[0] == f"{TEXT_VERSION}:{head}"
+    if not row or row[0] != f"{TEXT_VERSION}:{head}":
+        return False
+    marks = ",".join("?" * len(TABLES))
+    return bool(db.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})", TABLES).fetchone()[0] == len(TABLES))
 
 
 #: A commit's diff longer than this is compared table to table instead (as fast, and one query).
@@ -68,24 +100,75 @@ MAX_DIFF_PATHS = 5000
 Differ = Callable[[str, str], "Sequence[str] | None"]
 
 
+class Work(NamedTuple):
+    """What one `ensure` did: files (re)indexed, and blobs tokenized (the others' documents came from the cache)."""
+
+    files: int
+    tokenized: int
+
+
+#: meta key of the last `ensure` that changed the index: JSON {"by": ..., "head": ..., "files": n, "tokenized": n}.
+WORK_KEY = "text_work"
+
+
 def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
-           differ: Differ | None = None) -> int:
+           differ: Differ | None = None, *, by: str = "query") -> int:
     """Bring the index up to the files table; return how many files were (re)indexed. The caller holds the
     write lock and no transaction is open. With `differ`, only the paths that differ between the commit the
-    index describes and `head` are compared (a few after a commit, whatever the repository holds)."""
-    if is_current(db, head):
-        return 0
+    index describes and `head` are compared (a few after a commit, whatever the repository holds). A damaged
+    index (a table gone, a cached row that does not decode) is dropped and built again, never an error; `by`
+    names who paid for the work (recorded in meta, see WORK_KEY)."""
+    try:
+        if is_current(db, head):
+            return 0
+        return _ensure(db, head, read_blobs, differ, by).files
+    except _DAMAGE as e:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        print(f"graphguard: warning: the text index is damaged ({e}); rebuilding it", file=sys.stderr)
+        reset(db)
+        return _ensure(db, head, read_blobs, None, by).files
+
+
+#: What a damaged text index raises: SQLite (a table gone, a malformed page), zlib and JSON (a cached row
+#: that does not decode), and the shapes that do not fit (a row of the wrong length).
+_DAMAGE = (sqlite3.DatabaseError, zlib.error, ValueError, TypeError, IndexError, KeyError)
+
+
+def reset(db: sqlite3.Connection) -> None:
+    """Drop every table of the text index and create them empty (the text index is a cache of git's blobs)."""
+    for name in reversed(TABLES):  # the vocabulary view before the index it reads
+        db.execute(f"DROP TABLE IF EXISTS {name}")
+    db.execute("DELETE FROM meta WHERE key IN ('text_state', 'text_version', 'text_blobs', 'text_config')")
+    db.executescript(TEXT_SCHEMA)
+
+
+def _ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
+            differ: Differ | None, by: str) -> Work:
     changed = _changed_since(db, head, differ)
     db.execute("BEGIN IMMEDIATE")
     try:
-        n = _update(db, read_blobs, changed)
+        work = _update(db, read_blobs, changed)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('text_state', ?)", (f"{TEXT_VERSION}:{head}",))
         db.execute("INSERT OR REPLACE INTO meta SELECT 'text_config', value FROM meta WHERE key = 'config'")
+        if work.files:
+            record = {"by": by, "head": head, "files": work.files, "tokenized": work.tokenized}
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WORK_KEY, json.dumps(record, sort_keys=True)))
     except BaseException:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
-    return n
+    return work
+
+
+def last_work(db: sqlite3.Connection) -> dict[str, object] | None:
+    """The record of the last `ensure` that changed the index (None when there is none or it is unreadable)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (WORK_KEY,)).fetchone()
+    try:
+        value = json.loads(row[0]) if row else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _changed_since(db: sqlite3.Connection, head: str, differ: Differ | None) -> list[str] | None:
@@ -123,8 +206,13 @@ def _differences(db: sqlite3.Connection, changed: Sequence[str] | None) -> tuple
     return stale, fresh
 
 
+#: Paths indexed per round of a big update: their blobs are read, tokenized and written, then let go, so that
+#: a 100,000-file first build holds one round's text and documents in memory, not the repository's.
+ROUND = 500
+
+
 def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]],
-            changed: Sequence[str] | None = None) -> int:
+            changed: Sequence[str] | None = None) -> Work:
     version = db.execute("SELECT value FROM meta WHERE key = 'text_version'").fetchone()
     if not version or version[0] != TEXT_VERSION:
         for table in ("text_blobs", "text_files", "text_docs"):
@@ -138,8 +226,8 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
     stale = sorted(indexed)
     fresh = sorted(current)
     if not stale and not fresh:
-        return 0
-    cached = _load_cache(db, {indexed[p] for p in stale} | {current[p][1] for p in fresh})
+        return Work(0, 0)
+    cached = _load_cache(db, {indexed[p] for p in stale})
     if any(indexed[p] not in cached for p in stale):
         # The cache lost a document the index holds: its words cannot be given back, start over.
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
@@ -147,7 +235,6 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("DELETE FROM text_files")
         current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
         stale, fresh = [], sorted(current)
-        cached = _load_cache(db, {current[p][1] for p in fresh})
     for path in stale:
         ptoks = " ".join(path_tokens(path))
         ids = [r[0] for r in db.execute("SELECT id FROM text_docs WHERE path = ? ORDER BY id", (path,))]
@@ -157,20 +244,34 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
                        (rowid, d[4], d[5], d[6], ptoks))
         db.execute("DELETE FROM text_docs WHERE path = ?", (path,))
         db.execute("DELETE FROM text_files WHERE path = ?", (path,))
-    missing = sorted({current[p][1] for p in fresh} - set(cached))
+    tokenized = 0
+    for i in range(0, len(fresh), ROUND):
+        tokenized += _index_round(db, read_blobs, fresh[i : i + ROUND], current)
+    live = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    if _cached_blobs(db, tokenized) > CACHE_SLACK * live + 1000:
+        db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
+        db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
+    return Work(len(fresh), tokenized)
+
+
+def _index_round(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]], paths: Sequence[str],
+                 current: dict[str, tuple[int, str, str]]) -> int:
+    """Index `paths`: their documents from the cache by blob, or tokenized (and cached) when the cache has none;
+    return how many blobs were tokenized."""
+    cached = _load_cache(db, {current[p][1] for p in paths})
+    missing = sorted({current[p][1] for p in paths} - set(cached))
     if missing:
         wanted = set(missing)  # once: built for each path, it made the first index quadratic (hours at 100,000 files)
-        spans_of = _spans_by_blob(db, [p for p in fresh if current[p][1] in wanted], current)
+        spans_of = _spans_by_blob(db, [p for p in paths if current[p][1] in wanted], current)
         texts = read_blobs(missing)
         new_rows = []
         for sha in missing:
-            data = texts.get(sha)
-            text = data.decode("utf-8", "replace") if data is not None else ""
-            docs = blob_docs(text, spans_of.get(sha, []))
+            data = texts.pop(sha, None)
+            docs = blob_docs(_text_of(data), spans_of.get(sha, []))
             cached[sha] = docs
             new_rows.append((sha, _encode(docs)))
         db.executemany("INSERT OR REPLACE INTO text_blobs VALUES (?, ?)", new_rows)
-    for path in fresh:
+    for path in paths:
         _, blob, module = current[path]
         ptoks = " ".join(path_tokens(path))
         for d in cached[blob]:
@@ -179,11 +280,15 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
                                (path, qualname, d[1], d[2], d[3])).lastrowid
             db.execute("INSERT INTO text_fts(rowid, name, prose, body, path) VALUES (?, ?, ?, ?, ?)", (rowid, d[4], d[5], d[6], ptoks))
         db.execute("INSERT OR REPLACE INTO text_files VALUES (?, ?)", (path, blob))
-    live = db.execute("SELECT count(*) FROM files").fetchone()[0]
-    if _cached_blobs(db, len(missing)) > CACHE_SLACK * live + 1000:
-        db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
-        db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
-    return len(fresh)
+    return len(missing)
+
+
+def _text_of(data: bytes | None) -> str:
+    """A blob's text for the tokenizer: at most MAX_BLOB_BYTES of it (a generated table of megabytes says little
+    that its first megabyte does not, and would cost seconds)."""
+    if data is None:
+        return ""
+    return data[:MAX_BLOB_BYTES].decode("utf-8", "replace")
 
 
 def _cached_blobs(db: sqlite3.Connection, added: int) -> int:
@@ -223,16 +328,31 @@ def match_expression(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+class Damaged(Exception):
+    """The index could not be read (a row that does not decode, a malformed page): rebuild it (maintain.rebuild)."""
+
+
 def search(db: sqlite3.Connection, terms: Sequence[str], *, limit: int = 200, weights: Sequence[float] = WEIGHTS) -> list[Hit]:
     if not terms:
         return []
-    rows = db.execute(
-        "SELECT d.path, d.qualname, d.kind, d.line, d.end_line, -m.s FROM"
-        f" (SELECT rowid, bm25(text_fts, {', '.join(str(float(w)) for w in weights)}) AS s FROM text_fts"
-        "  WHERE text_fts MATCH ? ORDER BY s LIMIT ?) m"
-        " JOIN text_docs d ON d.id = m.rowid ORDER BY m.s, d.path, d.line",
-        (match_expression(terms), limit),
-    )
+    try:
+        return _search(db, terms, limit, weights)
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e
+
+
+def _search(db: sqlite3.Connection, terms: Sequence[str], limit: int, weights: Sequence[float]) -> list[Hit]:
+    cur = db.cursor()
+    try:
+        rows = cur.execute(
+            "SELECT d.path, d.qualname, d.kind, d.line, d.end_line, -m.s FROM"
+            f" (SELECT rowid, bm25(text_fts, {', '.join(str(float(w)) for w in weights)}) AS s FROM text_fts"
+            "  WHERE text_fts MATCH ? ORDER BY s LIMIT ?) m"
+            " JOIN text_docs d ON d.id = m.rowid ORDER BY m.s, d.path, d.line",
+            (match_expression(terms), limit),
+        ).fetchall()
+    finally:
+        cur.close()  # a statement left open on a row that failed to decode would lock the tables a rebuild drops
     return [Hit(*r) for r in rows]
 
 
@@ -248,7 +368,10 @@ POSTINGS_BUDGET = 50000
 
 
 def useful_terms(db: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
-    n = db.execute("SELECT max(id) FROM text_docs").fetchone()[0] or 0
+    try:
+        n = db.execute("SELECT max(id) FROM text_docs").fetchone()[0] or 0
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e
     if n <= LARGE_INDEX or len(terms) < 3:
         return list(terms)
     dfs = document_frequencies(db, terms)
@@ -273,4 +396,7 @@ def document_frequencies(db: sqlite3.Connection, terms: Sequence[str]) -> dict[s
     if not terms:
         return {}
     q = f"SELECT term, doc FROM text_vocab WHERE term IN ({','.join('?' * len(terms))})"
-    return dict(db.execute(q, list(terms)))
+    try:
+        return dict(db.execute(q, list(terms)))
+    except sqlite3.DatabaseError as e:
+        raise Damaged(str(e)) from e

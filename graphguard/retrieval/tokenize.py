@@ -185,14 +185,14 @@ def split_source(text: str, spans: Sequence[Span]) -> list[Doc]:
         slot = owner[line] if line < len(owner) else -1
         kind = m.lastgroup
         value = m.group(0)
-        if kind == "comment":
+        if kind == "name":  # most matches: one identifier is one word of tokens() (cached), no findall needed
+            body[slot].extend(_word_tokens(value))
+        elif kind == "comment":
             prose[slot].extend(tokens(value))
         elif kind == "triple":
             prose[slot].extend(tokens(value[3:-3]))
-        elif kind == "string":
-            body[slot].extend(tokens(value[1:-1]))
         else:
-            body[slot].extend(tokens(value))
+            body[slot].extend(tokens(value[1:-1]))
     docs = []
     for i, s in enumerate(spans):
         docs.append(Doc(s.qualname, s.line, s.end_line, " ".join(tokens(s.qualname)), " ".join(prose[i]), " ".join(body[i])))
