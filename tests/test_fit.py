@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -13,7 +14,7 @@ from graphguard.errors import GraphguardError
 from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.retrieval import fit, fitting, history, profiles, rank
 from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
-from tests.helpers import GitRepo, Result
+from tests.helpers import GitRepo, Result, refresher_processes, run_cli
 
 DAY = 86400
 T0 = 1_700_000_000
@@ -272,3 +273,38 @@ def test_the_background_refresher_fits_when_due_and_logs_it(make_repo: Callable[
     refresh._refit_if_due(r)  # not due again until REFIT_AFTER more commits
     assert capsys.readouterr().out == ""
     r.store.close()
+
+
+def _long_history(make_repo: Callable[..., GitRepo]) -> GitRepo:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/a.py": "def f():\n    return 1\n"})
+    for i in range(fit.MIN_FIT_COMMITS + fit.MIN_VALIDATION_COMMITS + 5):
+        repo.commit(f"tune step {i} of the parser", {f"pkg/m{i % 6}.py": f"from pkg.a import f\n\nX = f() + {i}\n"})
+    return repo
+
+
+def _fitted(repo: GitRepo) -> object:
+    r = run_cli(repo, "stats", "--format", "json")
+    assert r.code == 0, r.err
+    return r.json["retrieval_profile"]["fitted"]
+
+
+def test_index_leaves_a_long_fit_to_the_background_and_returns(make_repo: Callable[..., GitRepo]) -> None:
+    repo = _long_history(make_repo)
+    r = run_cli(repo, "index")
+    assert r.code == 0, r.err
+    assert "fitted in the background" in r.out
+    deadline = time.monotonic() + 120
+    while refresher_processes(repo) and time.monotonic() < deadline:  # the fit runs after the refresh lock is let go
+        time.sleep(0.05)
+    assert not refresher_processes(repo)
+    assert _fitted(repo) is not None
+    assert "fitted" not in run_cli(repo, "index").out  # not due again until enough new commits
+
+
+def test_in_the_foreground_index_fits_by_itself(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _long_history(make_repo)
+    monkeypatch.setenv("GRAPHGUARD_REFRESH", "foreground")
+    r = run_cli(repo, "index")
+    assert r.code == 0, r.err
+    assert "retrieval profile from this repository's history" in r.out and "background" not in r.out
+    assert _fitted(repo) is not None
