@@ -278,6 +278,7 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
     co = CoChange(repo)
     methods = {k: Scores() for k in ("text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange")}
     times: dict[str, list[float]] = {"context": [], "related": [], "index": []}
+    dump = open(args.dump, "a", encoding="utf-8") if args.dump else None
     for i, case in enumerate(cases, 1):
         git(repo, "checkout", "-q", "--detach", case.parent)
         t = time.perf_counter()
@@ -286,18 +287,25 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
         assert history_head(repo) == case.parent, "graphguard's history must describe the parent, nothing later"
         relevant = set(case.modified)
         existing = {p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", case.parent).decode().split("\0") if p.endswith(".py")}
-        ranked, dt = ask(repo, ["context", case.message], args.profile)
+        text_ranked, dt = ask(repo, ["context", case.message], args.profile)
         times["context"].append(dt)
-        methods["text:graphguard"].add(ranked, relevant)
-        methods["text:bm25"].add(bm25.rank(case.parent, case.message), relevant)
+        methods["text:graphguard"].add(text_ranked, relevant)
+        bm25_ranked = bm25.rank(case.parent, case.message)
+        methods["text:bm25"].add(bm25_ranked, relevant)
         others = relevant - {case.seed}
         ranked, dt = ask(repo, ["related", case.seed], args.profile)
         times["related"].append(dt)
         methods["seeded:graphguard"].add([p for p in ranked if p != case.seed], others)
         methods["seeded:imports"].add(import_neighbours(repo, case.seed), others)
         methods["seeded:cochange"].add(co.rank(case.parent, case.seed, existing), others)
+        if dump is not None:  # the rankings, to read the misses
+            dump.write(json.dumps({"project": name, "sha": case.sha, "message": case.message, "modified": case.modified,
+                                   "seed": case.seed, "text": text_ranked[:20], "bm25": bm25_ranked[:20],
+                                   "related": [p for p in ranked if p != case.seed][:20]}) + "\n")
         if args.verbose:
             print(f"  {i}/{len(cases)} {case.sha[:10]} {len(case.modified)} files  seed {case.seed}", file=sys.stderr)
+    if dump is not None:
+        dump.close()
     n_files = len([p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0") if p.endswith(".py")])
     return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times,
             "span": (time.strftime("%Y-%m-%d", time.gmtime(cases[0].time)), time.strftime("%Y-%m-%d", time.gmtime(cases[-1].time)))}
@@ -340,6 +348,31 @@ def table(results: Iterable[dict[str, object]], profile: str) -> str:
                      f" related {_ms(times['related'])}; index at each parent {_ms(times['index'])}.")
         lines.append("")
     return "\n".join(lines)
+
+
+def mean_table(results: Sequence[dict[str, object]]) -> str:
+    """The projects side by side and their mean (each project weighs the same, whatever its number of commits)."""
+    cols = [("text:graphguard", "r10"), ("text:bm25", "r10"), ("text:graphguard", "r20"), ("text:bm25", "r20"),
+            ("text:graphguard", "rr"), ("text:bm25", "rr"), ("seeded:graphguard", "r10"), ("seeded:cochange", "r10"),
+            ("seeded:imports", "r10"), ("seeded:graphguard", "r20"), ("seeded:cochange", "r20"), ("seeded:imports", "r20")]
+    head = ["text r@10 gg", "BM25", "text r@20 gg", "BM25", "text MRR gg", "BM25",
+            "seeded r@10 gg", "co-change", "imports", "seeded r@20 gg", "co-change", "imports"]
+    lines = ["| project | commits | " + " | ".join(head) + " | text gg/BM25 @10 | seeded gg/best @10 |",
+             "|---|---:|" + "---:|" * (len(head) + 2)]
+    sums: list[list[float]] = [[] for _ in cols]
+    ratios: list[tuple[float, float]] = []
+    for r in results:
+        methods: dict[str, Scores] = r["methods"]  # type: ignore[assignment]
+        vals = [statistics.fmean(getattr(methods[m], attr)) for m, attr in cols]
+        for acc, v in zip(sums, vals):
+            acc.append(v)
+        ratios.append((vals[0] / max(1e-9, vals[1]), vals[6] / max(1e-9, vals[7], vals[8])))
+        lines.append(f"| {r['name']} | {r['cases']} | " + " | ".join(f"{v:.3f}" for v in vals)
+                     + f" | {ratios[-1][0]:.2f}x | {ratios[-1][1]:.2f}x |")
+    mean = [statistics.fmean(v) for v in sums]
+    lines.append("| **mean** | | " + " | ".join(f"**{v:.3f}**" for v in mean)
+                 + f" | **{mean[0] / max(1e-9, mean[1]):.2f}x** | **{mean[6] / max(1e-9, mean[7], mean[8]):.2f}x** |")
+    return "\n".join(lines) + "\n"
 
 
 def _ms(values: list[float]) -> str:
@@ -405,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--profile", default="default")
     ap.add_argument("--workdir", default=os.path.join(HERE, ".cache", "retrieval"), help="where the private clones go")
     ap.add_argument("--readme", help="also write the table into this README's retrieval-eval block")
+    ap.add_argument("--dump", help="append each case's rankings (JSON lines) to this file, to read the misses")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     results = []
@@ -413,6 +447,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         results.append(run_project(spec, args))
         print(f"{results[-1]['name']}: evaluated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     text = table(results, args.profile) if results else ""
+    if len(results) > 1:
+        text += "\n" + mean_table(results)
     for repo in args.time:
         text += f"\nQuery times: {time_queries(repo, args.runs, args.task)}.\n"
     print(text)
