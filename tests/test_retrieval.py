@@ -219,11 +219,14 @@ def test_scores_fuse_ranks_and_first_everywhere_is_one() -> None:
     assert scores["a"] == pytest.approx(1.0) and 0 < scores["b"] < scores["a"]
 
 
-def test_ranking_stops_at_a_score_cliff() -> None:
+def test_ranking_keeps_what_is_past_the_score_cliff_and_marks_it() -> None:
     cands = {"a": rank.Candidate("a", {s: 1.0 for s in rank.SIGNALS}),
              "b": rank.Candidate("b", {"text": 0.9, "cochange": 0.9, "graph": 0.9}),
-             "c": rank.Candidate("c", {"frequency": 0.5})}
-    assert [c.path for c in rank.rank(cands, rank.PROFILES["default"])] == ["a", "b"]
+             "c": rank.Candidate("c", {"frequency": 0.5}),
+             "d": rank.Candidate("d", {})}
+    ranked = rank.rank(cands, rank.PROFILES["default"])
+    assert [c.path for c in ranked] == ["a", "b", "c"]  # no score at all: not a result
+    assert [c.past_cliff for c in ranked] == [False, False, True]
 
 
 def test_budget_disclosure_levels() -> None:

@@ -324,8 +324,11 @@ class Retriever:
             if key in meta:
                 continue
             meta[key] = (c, q, s, line, end)
+            ref = f"{c.path}:{line}  {q}"
+            if c.past_cliff:  # listed, but far below the best: a reference is all it is worth
+                full = sig = ""  # the budget skips empty renderings
             items.append(budgeting.Item(key, f"{c.path}:{line}", budgeting.clamp_lines(full), budgeting.clamp_lines(sig),
-                                        f"{c.path}:{line}  {q}", is_seed=is_seed))
+                                        ref, is_seed=is_seed))
         for ch in budgeting.select(_seeds_within_half(items, request.budget), request.budget, limit):
             c, q, s, line, end = meta[ch.key]
             result.items.append(ContextItem(

@@ -20,7 +20,9 @@ on the evaluation's four projects this lifted recall@10 of the seeded task by
 (bench/retrieval_eval.py; README "Retrieval for agents").
 
 Profiles are chosen by the caller (`--profile`), never guessed from the task's
-words. Ranking stops at a score cliff: a candidate far below the best one.
+words. Nothing is cut: every candidate with a score is ranked (the caller's
+limit decides how many are returned); the score cliff marks the candidates far
+below the best one, which the budget shows as references only.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({
                            reverse=1.25, forward=0.8, description="who depends on the change, and the tests that cover it"),
 })
 
-#: Candidates scoring below this share of the best one are cut off.
+#: Candidates scoring below this share of the best one are past the cliff: listed, but disclosed by reference only.
 CLIFF = 0.1
 
 
@@ -75,6 +77,7 @@ class Candidate:
     is_seed: bool = False
     pinned: bool = False  # a seed the caller named: listed first whatever its score
     score: float = 0.0
+    past_cliff: bool = False  # far below the best candidate: shown by reference only
 
 
 def _value(c: Candidate, signal: str, profile: Profile) -> float:
@@ -103,8 +106,9 @@ def fuse(candidates: Iterable[Candidate], profile: Profile, *, k: int = K) -> di
 
 
 def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float = CLIFF) -> list[Candidate]:
-    """Pinned seeds first (score 1), then the rest by score, path as the tie-break, cut at the cliff (other seeds
-    are kept whatever their score)."""
+    """Pinned seeds first (score 1), then the rest by score, path as the tie-break. Every candidate with a score is
+    kept (an early cut lost relevant files the caller's limit had room for: about 12 results came back where the
+    baselines rank 20); those below `cliff` times the best are marked past the cliff (seeds never are)."""
     pinned = sorted((c for c in candidates.values() if c.pinned), key=lambda c: c.path)
     rest = [c for c in candidates.values() if not c.pinned]
     for c in pinned:
@@ -113,7 +117,9 @@ def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float 
         candidates[path].score = round(s, 4)
     rest.sort(key=lambda c: (-c.score, not c.is_seed, c.path))
     best = rest[0].score if rest else 0.0
-    kept = [c for c in rest if c.is_seed or (c.score > 0 and c.score >= cliff * best)]
+    kept = [c for c in rest if c.is_seed or c.score > 0]
+    for c in kept:
+        c.past_cliff = not c.is_seed and c.score < cliff * best
     return pinned + kept
 
 
