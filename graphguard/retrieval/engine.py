@@ -20,7 +20,7 @@ from graphguard.errors import GraphguardError
 from graphguard.retrieval import budget as budgeting
 from graphguard.retrieval import expand as expanding
 from graphguard.retrieval import graphdata, history, rank, source, textindex
-from graphguard.retrieval.tokenize import query_terms
+from graphguard.retrieval.tokenize import STOPWORDS, query_terms, split_identifier
 
 #: Files whose text score reaches this share of the best one are the seeds of a text task (at most MAX_TEXT_SEEDS),
 #: shown in full.
@@ -44,6 +44,9 @@ DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
 UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
+#: A symbol named by the task's words scores this times the best text hit (a name of two words; more words, more).
+NAME_BOOST = 1.0
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 class Request(NamedTuple):
@@ -159,6 +162,7 @@ class Retriever:
             hits = textindex.search(self.db, textindex.useful_terms(self.db, result.terms), limit=TEXT_HITS)
             self.files.load(h.path for h in hits)
             hits = [h for h in hits if h.path in self.files]
+            hits = self._with_named_symbols(request.text, result.terms, hits)
             text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
@@ -238,6 +242,35 @@ class Retriever:
         self._fill(result, ranked, request, hits, expansion, focus)
         result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
         return result
+
+    def _with_named_symbols(self, text: str, terms: Sequence[str], hits: list[textindex.Hit]) -> list[textindex.Hit]:
+        """The text hits, with the symbols whose names are made of the task's words (`DeviceSerializer` for "add a
+        field to the Device REST API serializer") scored as the best match: BM25 scores the words one by one, and a
+        class named by two of them ranks below a file that repeats one of them often. A name several files share
+        (`get_value`) says less, and weighs less."""
+        words = [w for w in split_identifier(" ".join(_IDENT.findall(text)).replace(" ", "_"))
+                 if w not in STOPWORDS and not w.isdigit()]
+        rows = graphdata.name_matches(self.db, rank.compound_names(words))
+        if not rows:
+            return hits
+        stems = set(terms)
+        named = [(r, n) for r in rows if (n := rank.named_by(r[1], stems))]
+        self.files.load(r[0] for r, _ in named)
+        named = [(r, n) for r, n in named if r[0] in self.files]
+        if not named:
+            return hits
+        top = max((h.score for h in hits), default=1.0)
+        by_name: dict[str, set[str]] = {}
+        for r, _ in named:
+            by_name.setdefault(r[1].rpartition(".")[2].lower(), set()).add(r[0])
+        best = {(h.path, h.qualname): h for h in hits}
+        for (path, qualname, kind, line, end), n in named:
+            share = len(by_name[qualname.rpartition(".")[2].lower()])
+            score = top * NAME_BOOST * (1 + 0.1 * (n - 2)) / share ** 0.5
+            prev = best.get((path, qualname))
+            if prev is None or prev.score < score:
+                best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, score)
+        return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line))
 
     def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
         """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up

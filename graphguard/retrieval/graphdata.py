@@ -313,3 +313,20 @@ def symbols_named(db: sqlite3.Connection, files: Files, qualnames: Sequence[str]
         if f is not None and q not in out:
             out[q] = Symbol(q, k, f.path, a, b, s)
     return out
+
+
+#: Symbols whose name a compound of the task's words matches: at most this many documents are read.
+NAME_HITS = 200
+
+
+def name_matches(db: sqlite3.Connection, compounds: Sequence[str], *, limit: int = NAME_HITS) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the definitions whose name (the text index's `name` column) holds one
+    of the compound tokens: a few rare tokens, so the lookup costs little whatever the repository's size."""
+    if not compounds:
+        return []
+    expression = "name : (" + " OR ".join(f'"{t}"' for t in compounds) + ")"
+    return db.execute(
+        "SELECT d.path, d.qualname, d.kind, d.line, d.end_line FROM"
+        " (SELECT rowid FROM text_fts WHERE text_fts MATCH ? LIMIT ?) m JOIN text_docs d ON d.id = m.rowid",
+        (expression, limit),
+    ).fetchall()

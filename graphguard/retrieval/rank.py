@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
+from graphguard.retrieval.tokenize import STOPWORDS, split_identifier, stem
+
 SIGNALS = ("text", "graph", "cochange", "recency", "frequency", "test")
 
 #: Reciprocal-rank constant: a signal's first candidate counts 1/(K+1), its tenth 1/(K+10).
@@ -183,3 +185,45 @@ def tests_named_after(seeds: Sequence[str], tests: Iterable[str]) -> dict[str, f
             elif len(stem) >= 4 and stem in core.split("_") and out.get(t, 0.0) < 0.7:
                 out[t] = 0.7
     return out
+
+
+# --- symbols named by the task's words ----------------------------------------------------------
+
+#: Task words combined into compound names: the first this many distinct words.
+NAME_WORDS = 12
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def compound_names(words: Sequence[str], *, most: int = NAME_WORDS) -> list[str]:
+    """The joined index tokens of the names two or three of the task's words make, in either order for two
+    (`DeviceSerializer` for "the serializer of devices") and in the task's order for three; a word before another
+    may be singular (`devices` + `serializer` -> `deviceserializer`). `words` are lowercase and unstemmed."""
+    ws = list(dict.fromkeys(words))[:most]
+    out: dict[str, None] = {}
+    for i, a in enumerate(ws):
+        for j, b in enumerate(ws):
+            if i == j:
+                continue
+            for a1 in {a, _singular(a)}:
+                out.setdefault(stem(a1 + b), None)
+                if i < j:
+                    for c in ws[j + 1 :]:
+                        for b1 in {b, _singular(b)}:
+                            out.setdefault(stem(a1 + b1 + c), None)
+    return list(out)
+
+
+def named_by(qualname: str, task_stems: set[str]) -> int:
+    """How many words the symbol's own name has when every one of them is a word of the task (0 otherwise, and for
+    a name of one word: one shared word says little)."""
+    words = [stem(w) for w in split_identifier(qualname.rpartition(".")[2]) if w not in STOPWORDS and not w.isdigit()]
+    return len(words) if len(words) >= 2 and all(w in task_stems for w in words) else 0
