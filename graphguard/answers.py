@@ -18,6 +18,7 @@ from graphguard.repo import Repo
 if TYPE_CHECKING:
     from graphguard.result import CheckResult
     from graphguard.retrieval.engine import ContextResult
+    from graphguard.retrieval.fit import FittedProfile
 
 CALLERS_SCHEMA = "graphguard.callers/1"
 STATS_SCHEMA = "graphguard.stats/1"
@@ -129,17 +130,17 @@ def check_retrieval_request(limit: int, budget: int | None, depth: int) -> None:
 
 
 def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str], limit: int = 20,
-             budget: int | None = 8000, depth: int = 1, profile: str = "default") -> ContextResult:
+             budget: int | None = 8000, depth: int = 1, profile: str = "auto") -> ContextResult:
     """Rank what to read for a task text (`context`) or for seeds (`related`) over the graph as it stands.
     The text index and history follow the graph's commit (cheap when they already describe it)."""
     from graphguard.config import load as load_config
     from graphguard.report.printable import printable
     from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
-    from graphguard.retrieval.rank import PROFILES
+    from graphguard.retrieval.rank import CHOICES
 
     check_retrieval_request(limit, budget, depth)
-    if profile not in PROFILES:
-        raise GraphguardError(f"unknown profile {profile!r}; one of {', '.join(PROFILES)}")
+    if profile not in CHOICES:
+        raise GraphguardError(f"unknown profile {profile!r}; one of {', '.join(CHOICES)}")
     if text is not None:
         text = printable(text)  # words to search for: an undecodable byte matches nothing anyway
     head = graph_head(repo)
@@ -155,7 +156,7 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
 
 
 def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit: int = 20, depth: int = 1,
-                     profile: str = "default") -> dict[str, Any]:
+                     profile: str = "auto") -> dict[str, Any]:
     """graphguard.context/1 for a task text."""
     from graphguard.retrieval.render import to_dict
 
@@ -165,7 +166,7 @@ def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit:
 
 
 def related_document(repo: Repo, targets: Sequence[str], *, budget: int | None = 8000, limit: int = 20, depth: int = 1,
-                     profile: str = "default") -> dict[str, Any]:
+                     profile: str = "auto") -> dict[str, Any]:
     """graphguard.context/1 seeded with files (relative to the repository) or dotted symbols."""
     from graphguard.retrieval.render import to_dict
 
@@ -180,7 +181,30 @@ def related_document(repo: Repo, targets: Sequence[str], *, budget: int | None =
 
 def stats_document(repo: Repo) -> dict[str, Any]:
     """graphguard.stats/1: what the graph holds and how much of it resolved."""
-    return {"schema": STATS_SCHEMA, "head": graph_head(repo) or "", **CodeGraph(repo.store.graph).stats()}
+    from graphguard.retrieval import profiles
+
+    fitted = profiles.load(repo.store.graph)
+    return {"schema": STATS_SCHEMA, "head": graph_head(repo) or "", **CodeGraph(repo.store.graph).stats(),
+            "retrieval_profile": {"in_use": profiles.in_use(fitted), "fitted": fitted.document() if fitted else None}}
+
+
+def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, seconds: float = 20.0,
+                   store: bool = False) -> FittedProfile:
+    """Fit the ranking weights to the repository's history at the graph's HEAD (retrieval/fitting.py). `until`:
+    fit on the commits before it, validate on those after. `store`: keep it as the repository's fitted profile
+    (what `graphguard index` does); a benchmark leaves the stored one alone."""
+    from graphguard.config import load as load_config
+    from graphguard.retrieval import engine, fitting, profiles
+
+    head = graph_head(repo)
+    if head is None:
+        raise GraphguardError("the repository has no commit yet: nothing to fit")
+    fitted = fitting.fit_at(repo.store.graph, repo.root, head, load_config(repo.root), until=until, most=most,
+                            seconds=seconds, prepare=lambda: engine.ensure_indexes(repo.store, repo.root, head))
+    if store:
+        with repo.store.write_lock(30.0):
+            profiles.save(repo.store.graph, fitted)
+    return fitted
 
 
 # --- outline ----------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=2, metavar="N", help="caller hops to follow (1 to 5, default 2)")
     p = command("outline", "the definitions of files or package folders: signatures and docstrings, no bodies")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (relative to the repository, or to the current directory)")
-    from graphguard.retrieval.rank import PROFILES
+    from graphguard.retrieval.rank import AUTO, CHOICES
 
     for name, about, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
                              ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
@@ -75,7 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--budget", type=int, default=8000, metavar="TOKENS",
                        help="at most this many tokens of source, about 4 characters each (default 8000)")
         p.add_argument("--depth", type=int, default=1, choices=(0, 1, 2), help="graph hops from the seeds (default 1)")
-        p.add_argument("--profile", default="default", choices=tuple(PROFILES), help="ranking weights for the kind of task")
+        p.add_argument("--profile", default=AUTO, choices=CHOICES,
+                       help="ranking weights for the kind of task (default auto: the weights fitted to this repository's"
+                            " history when they beat the shipped default on its later commits, else default)")
     return parser
 
 

@@ -43,7 +43,7 @@ def _named(seeds: Sequence[str]) -> list[str]:
 
 
 def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
+            profile: str = "auto", fmt: str = "text", compact: bool = False) -> int:
     if not task.strip():
         raise GraphguardError("the task text is empty")
     return _run(repo_path, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
@@ -51,7 +51,7 @@ def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 
 
 
 def related(repo_path: str, seeds: Sequence[str], *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
-            profile: str = "default", fmt: str = "text", compact: bool = False) -> int:
+            profile: str = "auto", fmt: str = "text", compact: bool = False) -> int:
     return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
                 compact=compact)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from graphguard import output
-from graphguard.repo import ensure_current, open_repo
+from graphguard.repo import Repo, ensure_current, open_repo
 
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
@@ -13,6 +13,7 @@ def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)
+    fitted = _fit_if_due(repo, r.head)
     doc = {
         "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
         "resolved": r.resolved, "noop": r.noop, "elapsed_ms": r.elapsed_ms,
@@ -31,4 +32,18 @@ def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
             f"graphguard: indexed {r.head[:12]}: {r.files} files, {r.parsed} parsed, {r.resolved} resolved"
             f" in {r.elapsed_ms} ms" + (f", {len(r.warnings)} warnings (graphguard stats)" if r.warnings else "")
         )
+    if fitted is not None and fmt != "json":
+        output.write(f"graphguard: retrieval profile fitted to this repository's history: {fitted}")
     return 0
+
+
+def _fit_if_due(repo: Repo, head: str | None) -> str | None:
+    """Fit the retrieval profile when none was fitted or enough commits arrived since (retrieval/fitting.py);
+    the outcome in words, or None when nothing was due. Only here and in the background refresher: never in a hook."""
+    from graphguard.config import load as load_config
+    from graphguard.retrieval import fitting
+
+    if head is None or not fitting.due(repo.store.graph):
+        return None
+    fitted = fitting.refit(repo.store, repo.root, head, load_config(repo.root))
+    return f"{'in use' if fitted.accepted else 'not used'}, {fitted.reason}"

@@ -140,6 +140,8 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
                 lock.release()
             # A hook that found the lock held just before it was let go left its HEAD to this process.
             if is_current(repo):
+                # After the refresh lock is let go: a command waiting for the refresher does not wait for this.
+                _refit_if_due(repo)
                 return 0
             try:
                 lock = background.adopt_lock(repo.store.dir, -1)
@@ -152,6 +154,19 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
         print(f"graph not refreshed: {e}", flush=True)
         traceback.print_exc(file=sys.stdout)
         return 1
+
+
+def _refit_if_due(repo: Repo) -> None:
+    """The retrieval profile fitted again when enough commits arrived (retrieval/fitting.REFIT_AFTER), here in
+    the detached refresher, after it let go of the refresh lock: nobody waits for it; bounded in time, logged."""
+    from graphguard.answers import graph_head
+    from graphguard.config import load as load_config
+    from graphguard.retrieval import fitting
+
+    head = graph_head(repo)
+    if head is None or not fitting.due(repo.store.graph):
+        return
+    fitting.refit(repo.store, repo.root, head, load_config(repo.root), log=lambda m: print(f"{_now()} {m}", flush=True))
 
 
 def _refresh_rounds(repo: Repo, started: float) -> bool:

@@ -19,7 +19,7 @@ from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.retrieval import budget as budgeting
 from graphguard.retrieval import expand as expanding
-from graphguard.retrieval import graphdata, history, rank, source, textindex
+from graphguard.retrieval import graphdata, history, profiles, rank, source, textindex
 from graphguard.retrieval.tokenize import STOPWORDS, query_terms, split_identifier
 
 #: Files whose text score reaches this share of the best one are the seeds of a text task (at most MAX_TEXT_SEEDS),
@@ -55,7 +55,7 @@ class Request(NamedTuple):
     limit: int = DEFAULT_LIMIT
     budget: int | None = DEFAULT_BUDGET
     depth: int = 1
-    profile: str = "default"
+    profile: str = "auto"
 
 
 class ContextItem(NamedTuple):
@@ -108,8 +108,24 @@ def ensure_indexes(store: object, root: str, head: str | None, *, lock_timeout: 
 # --- the query ------------------------------------------------------------------------------
 
 
+class Gathered(NamedTuple):
+    candidates: dict[str, rank.Candidate]
+    seeds: dict[str, float]
+    starts: dict[str, float]
+    terms: list[str]
+    hits: list[textindex.Hit]
+    expansion: expanding.Expansion | None  # None when there are no seeds
+    focus: dict[str, list[str]]
+    touches: list[history.Touch]  # the co-change evidence (fitting recomputes co-change for other half-lives)
+    now: int
+
+
 class Retriever:
-    def __init__(self, db: sqlite3.Connection, root: str, head: str, config: Config):
+    def __init__(self, db: sqlite3.Connection, root: str, head: str, config: Config, *,
+                 before: int = history.NO_CUTOFF):
+        """`before`: history (co-change, recency, frequency) counts only commits strictly older than this time;
+        fitting replays past commits as queries with it (the graph and the text index stay those of `head`)."""
+        self.before = before
         self.db = db
         self.root = root
         self.head = head
@@ -149,20 +165,34 @@ class Retriever:
 
     def run(self, request: Request, command: str) -> ContextResult:
         t0 = time.perf_counter()
-        profile = rank.PROFILES.get(request.profile)
-        if profile is None:
-            raise GraphguardError(f"unknown profile {request.profile!r}; choose one of {', '.join(rank.PROFILES)}")
+        profile = profiles.resolve(self.db, request.profile)
         result = ContextResult(command, request.text if request.text is not None else list(request.seeds), profile.name,
                                self.head, budget=request.budget)
+        g = self.gather(request, profile)
+        result.terms = g.terms
+        result.seeds = sorted(g.seeds, key=lambda p: (-g.seeds[p], p))
+        if not g.seeds:
+            result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+            return result
+        ranked = rank.rank(g.candidates, profile)
+        result.candidates = len(g.candidates)
+        assert g.expansion is not None
+        self._fill(result, ranked, request, g.hits, g.expansion, g.focus)
+        result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
+        return result
+
+    def gather(self, request: Request, profile: rank.Profile) -> Gathered:
+        """The candidates of a request with their signals (history cut at `self.before`), before ranking."""
         focus: dict[str, list[str]] = {}
         hits: list[textindex.Hit] = []
         text_scores: dict[str, float] = {}
+        terms: list[str] = []
         if request.text is not None:
-            result.terms = query_terms(request.text)
-            hits = textindex.search(self.db, textindex.useful_terms(self.db, result.terms), limit=TEXT_HITS)
+            terms = query_terms(request.text)
+            hits = textindex.search(self.db, textindex.useful_terms(self.db, terms), limit=TEXT_HITS)
             self.files.load(h.path for h in hits)
             hits = [h for h in hits if h.path in self.files]
-            hits = self._with_named_symbols(request.text, result.terms, hits)
+            hits = self._with_named_symbols(request.text, terms, hits)
             text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
@@ -172,10 +202,8 @@ class Retriever:
             seeds, focus = self.resolve_seeds(request.seeds)
             starts = seeds
             pinned = set(seeds)
-        result.seeds = sorted(seeds, key=lambda p: (-seeds[p], p))
         if not seeds:
-            result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
-            return result
+            return Gathered({}, seeds, starts, terms, hits, None, focus, [], 0)
 
         expansion = expanding.expand(
             starts,
@@ -184,11 +212,9 @@ class Retriever:
             self.files.is_test,
             depth=request.depth,
         )
-        now = history.head_time(self.db)
-        co = history.cochange(history.seed_touches(self.db, list(starts)), starts, now)
-        self.files.load(co)
-        co = {p: v for p, v in co.items() if p in self.files}
-
+        now = history.head_time(self.db, before=self.before)
+        touches = history.seed_touches(self.db, list(starts), before=self.before)
+        co = self.cochange(touches, starts, now, profile.half_life)
         cands: dict[str, rank.Candidate] = {}
 
         def cand(path: str) -> rank.Candidate:
@@ -208,7 +234,7 @@ class Retriever:
                 c.distance = r.distance
                 c.via = r.via if r.distance > 0 else ("seed" if path in pinned else "text")
                 c.direction = r.direction
-        for path, v in rank.top(co, COCHANGE_FILES).items():
+        for path, v in co.items():
             c = cand(path)
             c.signals["cochange"] = v
             if c.distance == UNREACHED:
@@ -231,17 +257,20 @@ class Retriever:
         for path in list(cands):
             if self.config.is_generated(path) and path not in pinned:
                 del cands[path]  # walked through, never returned
-        activity = history.activity_rows(self.db, list(cands))
+        activity = history.activity_rows(self.db, list(cands), before=self.before)
         recency, frequency = history.activity(activity, now)
         for path, c in cands.items():
             if path in recency:
                 c.signals["recency"] = recency[path]
                 c.signals["frequency"] = frequency[path]
-        ranked = rank.rank(cands, profile)
-        result.candidates = len(cands)
-        self._fill(result, ranked, request, hits, expansion, focus)
-        result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
-        return result
+        return Gathered(cands, seeds, starts, terms, hits, expansion, focus, touches, now)
+
+    def cochange(self, touches: Sequence[history.Touch], starts: Mapping[str, float], now: int,
+                 half_life: float) -> dict[str, float]:
+        """The files of the graph that changed with the starts, at most COCHANGE_FILES, relative to the best."""
+        co = history.cochange(touches, dict(starts), now, half_life)
+        self.files.load(co)
+        return rank.top({p: v for p, v in co.items() if p in self.files}, COCHANGE_FILES)
 
     def _with_named_symbols(self, text: str, terms: Sequence[str], hits: list[textindex.Hit]) -> list[textindex.Hit]:
         """The text hits, with the symbols whose names are made of the task's words (`DeviceSerializer` for "add a

@@ -10,7 +10,11 @@ counts always describe exactly the history of HEAD: at a parent commit they
 use nothing that came later. Pair counts are read at query time from the log's
 indexes for the seeds' commits only; nothing is recomputed from git.
 
-Pure: `parse_log`, `cochange`, `activity`. I/O: `update`, `rows_for`, `touches_of`.
+The queries take a cut-off time, `before`: only commits strictly older count.
+Fitting replays old commits as queries (retrieval/fitting.py), and a query at
+commit C must not learn from C or anything after it.
+
+Pure: `parse_log`, `cochange`, `activity`. I/O: `update`, `seed_touches`, `activity_rows`, `head_time`.
 """
 
 from __future__ import annotations
@@ -147,8 +151,13 @@ class Touch(NamedTuple):
     n_files: int
 
 
-def seed_touches(db: sqlite3.Connection, seeds: Sequence[str]) -> list[Touch]:
-    """Every (seed, other file) pair of the commits that touched a seed, sweeping commits left out."""
+#: `before` in the queries below: no cut-off (every commit of the log counts).
+NO_CUTOFF = 1 << 62
+
+
+def seed_touches(db: sqlite3.Connection, seeds: Sequence[str], *, before: int = NO_CUTOFF) -> list[Touch]:
+    """Every (seed, other file) pair of the commits that touched a seed, sweeping commits left out; only commits
+    whose time is strictly before `before` (a query replayed at an old commit sees nothing of its future)."""
     if not seeds:
         return []
     marks = ",".join("?" * len(seeds))
@@ -156,29 +165,30 @@ def seed_touches(db: sqlite3.Connection, seeds: Sequence[str]) -> list[Touch]:
         "SELECT p1.path, p2.path, c.id, c.time, c.n_files FROM history_paths p1"
         " JOIN history_touches t1 ON t1.path_id = p1.id JOIN history_commits c ON c.id = t1.commit_id"
         " JOIN history_touches t2 ON t2.commit_id = c.id JOIN history_paths p2 ON p2.id = t2.path_id"
-        f" WHERE p1.path IN ({marks}) AND c.n_files <= ?",
-        (*seeds, MAX_COMMIT_FILES),
+        f" WHERE p1.path IN ({marks}) AND c.n_files <= ? AND c.time < ?",
+        (*seeds, MAX_COMMIT_FILES, before),
     )
     return [Touch(*r) for r in rows]
 
 
-def activity_rows(db: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
-    """path -> (commits that touched it, time of the last one)."""
+def activity_rows(db: sqlite3.Connection, paths: Sequence[str], *, before: int = NO_CUTOFF) -> dict[str, tuple[int, int]]:
+    """path -> (commits before `before` that touched it, time of the last one)."""
     out: dict[str, tuple[int, int]] = {}
     paths = list(paths)
     for i in range(0, len(paths), 500):
         chunk = paths[i : i + 500]
         for path, n, last in db.execute(
             "SELECT p.path, count(*), max(c.time) FROM history_paths p JOIN history_touches t ON t.path_id = p.id"
-            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({','.join('?' * len(chunk))}) GROUP BY p.path",
-            chunk,
+            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({','.join('?' * len(chunk))})"
+            " AND c.time < ? GROUP BY p.path",
+            (*chunk, before),
         ):
             out[path] = (n, last)
     return out
 
 
-def head_time(db: sqlite3.Connection) -> int:
-    row = db.execute("SELECT max(time) FROM history_commits").fetchone()
+def head_time(db: sqlite3.Connection, *, before: int = NO_CUTOFF) -> int:
+    row = db.execute("SELECT max(time) FROM history_commits WHERE time < ?", (before,)).fetchone()
     return int(row[0] or 0)
 
 

@@ -47,6 +47,7 @@ class Profile(NamedTuple):
     reverse: float = 1.0  # multiplies the graph signal of callers and tests before ranking
     forward: float = 1.0  # multiplies the graph signal of dependencies before ranking
     description: str = ""
+    half_life: float = 730.0  # days over which a co-change counts half (history.HALF_LIFE_DAYS)
 
 
 def _w(**kw: float) -> Mapping[str, float]:
@@ -64,6 +65,12 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({
     "code_review": Profile("code_review", _w(text=0.6, graph=0.8, cochange=0.6, recency=0.2, frequency=0.2, test=0.5),
                            reverse=1.25, forward=0.8, description="who depends on the change, and the tests that cover it"),
 })
+
+#: Profile names resolved from the repository's own history (retrieval/profiles.py): `fitted` is the profile
+#: learned from it, `auto` the fitted one when it beat `default` on its validation commits, else `default`.
+AUTO = "auto"
+FITTED = "fitted"
+CHOICES = (AUTO, FITTED, *PROFILES)
 
 #: Candidates scoring below this share of the best one are past the cliff: listed, but disclosed by reference only.
 CLIFF = 0.1

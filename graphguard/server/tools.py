@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
-from graphguard.retrieval.rank import PROFILES
+from graphguard.retrieval.rank import AUTO, CHOICES, PROFILES
 from graphguard.server.session import Session
 
 if TYPE_CHECKING:
@@ -172,9 +172,9 @@ def _impact(session: Session, args: Arguments) -> Document:
 
 
 def _retrieval_options(args: Arguments) -> dict[str, Any]:
-    profile = args.get("profile", "default")
-    if profile not in PROFILES:
-        raise GraphguardError(f"'profile' must be one of {', '.join(PROFILES)}")
+    profile = args.get("profile", AUTO)
+    if profile not in CHOICES:
+        raise GraphguardError(f"'profile' must be one of {', '.join(CHOICES)}")
     return {"budget": _int(args, "budget", 8000, 1, MAX_BUDGET), "limit": _int(args, "limit", 20, 1, MAX_LIMIT),
             "depth": _int(args, "depth", 1, 0, 2), "profile": profile}
 
@@ -215,8 +215,9 @@ _RETRIEVAL = {
                "description": "at most this many tokens of source in the answer (about 4 characters each)"},
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 20, "description": "at most this many results"},
     "depth": {"type": "integer", "minimum": 0, "maximum": 2, "default": 1, "description": "graph hops from the seeds"},
-    "profile": {"type": "string", "enum": list(PROFILES), "default": "default",
-                "description": "ranking weights for the kind of task: " + "; ".join(f"{p.name}: {p.description}" for p in PROFILES.values())},
+    "profile": {"type": "string", "enum": list(CHOICES), "default": AUTO,
+                "description": "ranking weights for the kind of task: auto: fitted when it beat default on this repository's"
+                               " later commits, else default; fitted: learned from this repository's history; " + "; ".join(f"{p.name}: {p.description}" for p in PROFILES.values())},
 }
 
 TOOLS: tuple[Tool, ...] = (

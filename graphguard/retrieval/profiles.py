@@ -1,0 +1,55 @@
+"""Which ranking profile a query uses: a shipped one, or the one fitted to this repository (stored in meta).
+
+The fitted profile (retrieval/fit.FittedProfile) is one JSON row of the graph's meta table, key `retrieval_fit`.
+A row that does not decode is damage: it is ignored (the default is used, and the next fit replaces it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from graphguard.errors import GraphguardError
+from graphguard.retrieval import rank
+from graphguard.retrieval.fit import FittedProfile
+
+META_KEY = "retrieval_fit"
+
+
+def load(db: sqlite3.Connection) -> FittedProfile | None:
+    """The stored fitted profile; None when there is none or it does not decode."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if not row or not isinstance(row[0], str):
+        return None
+    try:
+        return FittedProfile.from_json(row[0])
+    except ValueError:
+        return None
+
+
+def save(db: sqlite3.Connection, fitted: FittedProfile) -> None:
+    """Store it (the caller holds the write lock)."""
+    with db:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, fitted.to_json()))
+
+
+def in_use(fitted: FittedProfile | None) -> str:
+    """The profile `auto` stands for: `fitted` when one was stored and accepted, else `default`."""
+    return rank.FITTED if fitted is not None and fitted.accepted else "default"
+
+
+def resolve(db: sqlite3.Connection, name: str) -> rank.Profile:
+    """A profile name as the caller gave it -> the weights to rank with."""
+    if name in rank.PROFILES:
+        return rank.PROFILES[name]
+    if name not in (rank.AUTO, rank.FITTED):
+        raise GraphguardError(f"unknown profile {name!r}; choose one of {', '.join(rank.CHOICES)}")
+    fitted = load(db)
+    if name == rank.FITTED:
+        if fitted is None:
+            raise GraphguardError("no fitted profile for this repository yet: run `graphguard index` to fit one"
+                                  " (or use --profile auto)")
+        return fitted.profile()
+    return fitted.profile() if fitted is not None and fitted.accepted else rank.PROFILES["default"]
