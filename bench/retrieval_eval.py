@@ -276,7 +276,11 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
         raise SystemExit(f"{name}: no commit modified {args.min_files}..{args.max_files} existing .py files")
     bm25 = FileBM25(repo)
     co = CoChange(repo)
-    methods = {k: Scores() for k in ("text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange")}
+    keys = ["text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange"]
+    if args.compare:
+        keys += ["text:compare", "seeded:compare"]
+    methods = {k: Scores() for k in keys}
+    unfitted = 0
     times: dict[str, list[float]] = {"context": [], "related": [], "index": []}
     dump = open(args.dump, "a", encoding="utf-8") if args.dump else None
     for i, case in enumerate(cases, 1):
@@ -298,6 +302,14 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
         methods["seeded:graphguard"].add([p for p in ranked if p != case.seed], others)
         methods["seeded:imports"].add(import_neighbours(repo, case.seed), others)
         methods["seeded:cochange"].add(co.rank(case.parent, case.seed, existing), others)
+        if args.compare:  # the same questions with the other profile (fitted at the parent: history before it only)
+            try:
+                methods["text:compare"].add(ask(repo, ["context", case.message], args.compare)[0], relevant)
+                methods["seeded:compare"].add([p for p in ask(repo, ["related", case.seed], args.compare)[0] if p != case.seed], others)
+            except SystemExit:  # no fitted profile yet (too little history): the shipped one answers
+                unfitted += 1
+                methods["text:compare"].add(text_ranked, relevant)
+                methods["seeded:compare"].add([p for p in ranked if p != case.seed], others)
         if dump is not None:  # the rankings, to read the misses
             dump.write(json.dumps({"project": name, "sha": case.sha, "message": case.message, "modified": case.modified,
                                    "seed": case.seed, "text": text_ranked[:20], "bm25": bm25_ranked[:20],
@@ -307,7 +319,7 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
     if dump is not None:
         dump.close()
     n_files = len([p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0") if p.endswith(".py")])
-    return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times,
+    return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times, "unfitted": unfitted,
             "span": (time.strftime("%Y-%m-%d", time.gmtime(cases[0].time)), time.strftime("%Y-%m-%d", time.gmtime(cases[-1].time)))}
 
 
@@ -317,10 +329,12 @@ LABELS = {
     "seeded:graphguard": ("seeded", "graphguard related"),
     "seeded:imports": ("seeded", "import neighbours"),
     "seeded:cochange": ("seeded", "git co-change"),
+    "text:compare": ("text", "graphguard context, profile {compare}"),
+    "seeded:compare": ("seeded", "graphguard related, profile {compare}"),
 }
 
 
-def table(results: Iterable[dict[str, object]], profile: str) -> str:
+def table(results: Iterable[dict[str, object]], profile: str, compare: str = "") -> str:
     lines = []
     for r in results:
         methods: dict[str, Scores] = r["methods"]  # type: ignore[assignment]
@@ -332,7 +346,10 @@ def table(results: Iterable[dict[str, object]], profile: str) -> str:
         lines.append("| task | method | recall@10 | recall@20 | MRR | median recall@10 |")
         lines.append("|---|---|---:|---:|---:|---:|")
         for key, (task, label) in LABELS.items():
+            if key not in methods:
+                continue
             s = methods[key]
+            label = label.format(compare=compare)
             bold = "**" if key.endswith("graphguard") else ""
             lines.append(f"| {task} | {bold}{label}{bold} | {statistics.fmean(s.r10):.3f} | {statistics.fmean(s.r20):.3f} |"
                          f" {statistics.fmean(s.rr):.3f} | {statistics.median(s.r10):.3f} |")
@@ -346,6 +363,11 @@ def table(results: Iterable[dict[str, object]], profile: str) -> str:
                      f" the better of co-change and import neighbours {ratio('seeded:graphguard', 'seeded:cochange', 'seeded:imports')}"
                      f" (seeded task). Whole-process query times, median / p90: context {_ms(times['context'])},"
                      f" related {_ms(times['related'])}; index at each parent {_ms(times['index'])}.")
+        if "text:compare" in methods:
+            lines.append("")
+            lines.append(f"Profile `{compare}` over `{profile}`, recall@10: text {ratio('text:compare', 'text:graphguard')},"
+                         f" seeded {ratio('seeded:compare', 'seeded:graphguard')}; {r.get('unfitted', 0)} of {r['cases']}"
+                         f" parents had no `{compare}` profile (too little history) and count the `{profile}` answer.")
         lines.append("")
     return "\n".join(lines)
 
@@ -438,6 +460,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--profile", default="default")
     ap.add_argument("--workdir", default=os.path.join(HERE, ".cache", "retrieval"), help="where the private clones go")
     ap.add_argument("--readme", help="also write the table into this README's retrieval-eval block")
+    ap.add_argument("--compare", default="", help="also ask with this profile (e.g. fitted) and compare it")
+    ap.add_argument("--save", help="write the (first) project's scores to this JSON file")
+    ap.add_argument("--load", action="append", default=[], help="add a project saved by --save to the tables")
     ap.add_argument("--dump", help="append each case's rankings (JSON lines) to this file, to read the misses")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -446,7 +471,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         t = time.perf_counter()
         results.append(run_project(spec, args))
         print(f"{results[-1]['name']}: evaluated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    text = table(results, args.profile) if results else ""
+    for path in args.load:  # projects evaluated by earlier runs (--save), to make one table of all of them
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        saved["methods"] = {k: Scores(**v) for k, v in saved["methods"].items()}
+        saved["span"] = tuple(saved["span"])
+        results.append(saved)
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as f:
+            for r in results[:1]:
+                json.dump({**r, "methods": {k: vars(v) for k, v in r["methods"].items()}}, f)  # type: ignore[attr-defined]
+    text = table(results, args.profile, args.compare) if results else ""
     if len(results) > 1:
         text += "\n" + mean_table(results)
     for repo in args.time:
