@@ -90,7 +90,8 @@ _TRAILER = re.compile(r"^[A-Za-z-]+-by:.*$|^\(cherry picked from .*\)$", re.MULT
 
 
 def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case]:
-    out = git(repo, "log", "--no-merges", "--no-renames", "--numstat", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
+    # --raw reads no blob (a mirror may lack its largest ones); line counts are asked only of the commits that qualify.
+    out = git(repo, "log", "--no-merges", "--no-renames", "--raw", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
     cases = []
     for rec in out.split(b"\x01"):
         if not rec:
@@ -99,28 +100,31 @@ def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case
         shas = head.decode().split()
         if len(shas) != 2:
             continue  # a root commit
-        changed: dict[str, int] = {}
-        added: set[str] = set()
-        for entry in rest.split(b"\0"):
-            entry = entry.strip(b"\n")
-            if not entry:
-                continue
-            parts = entry.decode("utf-8", "surrogateescape").split("\t")
-            if len(parts) != 3:
-                continue
-            a, d, path = parts
-            if path.endswith(".py"):
-                changed[path] = (int(a) if a.isdigit() else 0) + (int(d) if d.isdigit() else 0)
-        if not (min_files <= len(changed) <= max_files):
+        status: dict[str, str] = {}
+        fields = rest.lstrip(b"\0").split(b"\0")
+        for meta, path in zip(fields[0::2], fields[1::2]):
+            meta = meta.strip(b"\n")
+            p = path.decode("utf-8", "surrogateescape")
+            if meta.startswith(b":") and p.endswith(".py"):
+                status[p] = meta.split()[-1].decode()
+        if not (min_files <= len(status) <= max_files):
             continue
-        status = git(repo, "diff", "--name-status", "--no-renames", "-z", shas[1], shas[0], "--", "*.py").decode().split("\0")
-        modified = sorted(status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] == "M")
-        added = {status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] != "M"}
-        if len(modified) < min_files or added & set(modified):
-            continue
+        modified = sorted(p for p, st in status.items() if st == "M")
+        if len(modified) < min_files:
+            continue  # the truth is the modified files (an added one cannot be retrieved at the parent)
         sources = [p for p in modified if not is_test_path(p)]
         if not sources:
             continue
+        proc = subprocess.run(("git", "diff", "--numstat", "--no-renames", "-z", shas[1], shas[0], "--", *modified),
+                              cwd=repo, capture_output=True)
+        if proc.returncode:
+            continue  # a blob the clone lacks
+        changed: dict[str, int] = {}
+        for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            parts = entry.strip("\n").split("\t")
+            if len(parts) == 3:
+                a, d, path = parts
+                changed[path] = (int(a) if a.isdigit() else 0) + (int(d) if d.isdigit() else 0)
         seed = max(sources, key=lambda p: (changed.get(p, 0), p))
         text = _TRAILER.sub("", message.decode("utf-8", "replace")).strip()
         cases.append(Case(shas[0], shas[1], int(ts), text, modified, seed))
@@ -155,7 +159,12 @@ class FileBM25:
             pos = 0
             for sha in missing:
                 nl = out.index(b"\n", pos)
-                size = int(out[pos:nl].split()[2])
+                header = out[pos:nl].split()
+                if header[-1] == b"missing":  # a blob the clone lacks: an empty file
+                    self.cache[sha] = Counter()
+                    pos = nl + 1
+                    continue
+                size = int(header[2])
                 self.cache[sha] = Counter(tokens(out[nl + 1 : nl + 1 + size].decode("utf-8", "replace")))
                 pos = nl + 1 + size + 1
         docs = [(p, self.cache[sha]) for p, sha in entries]
