@@ -323,6 +323,9 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
             dump.write(json.dumps({"project": name, "sha": case.sha, "message": case.message, "modified": case.modified,
                                    "seed": case.seed, "text": text_ranked[:20], "bm25": bm25_ranked[:20],
                                    "related": [p for p in ranked if p != case.seed][:20]}) + "\n")
+        if args.save:  # after every case: a run stopped early still leaves its cases so far
+            _save(args.save, {"name": name, "cases": i, "files": 0, "methods": methods, "times": times,
+                              "unfitted": unfitted, "span": (_day(cases[0].time), _day(case.time))})
         if args.verbose:
             print(f"  {i}/{len(cases)} {case.sha[:10]} {len(case.modified)} files  seed {case.seed}", file=sys.stderr)
     if dump is not None:
@@ -379,6 +382,16 @@ def table(results: Iterable[dict[str, object]], profile: str, compare: str = "")
                          f" parents had no `{compare}` profile (too little history) and count the `{profile}` answer.")
         lines.append("")
     return "\n".join(lines)
+
+
+def _day(t: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(t))
+
+
+def _save(path: str, result: dict[str, object]) -> None:
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump({**result, "methods": {k: vars(v) for k, v in result["methods"].items()}}, f)  # type: ignore[attr-defined]
+    os.replace(path + ".tmp", path)
 
 
 def mean_table(results: Sequence[dict[str, object]]) -> str:
@@ -486,10 +499,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         saved["methods"] = {k: Scores(**v) for k, v in saved["methods"].items()}
         saved["span"] = tuple(saved["span"])
         results.append(saved)
-    if args.save:
-        with open(args.save, "w", encoding="utf-8") as f:
-            for r in results[:1]:
-                json.dump({**r, "methods": {k: vars(v) for k, v in r["methods"].items()}}, f)  # type: ignore[attr-defined]
+    if args.save and results:
+        _save(args.save, results[0])
     text = table(results, args.profile, args.compare) if results else ""
     if len(results) > 1:
         text += "\n" + mean_table(results)

@@ -525,3 +525,64 @@ def test_after_a_commit_only_its_paths_are_compared_unless_the_configuration_cha
     assert asked == []
     assert db.execute("SELECT blob FROM text_files WHERE path = 'shop/cart.py'").fetchone() != ("stale",)
     r.store.close()
+
+
+# --- symbols named by the task's words --------------------------------------------------------
+
+
+def test_compound_names_of_the_task_words() -> None:
+    names = rank.compound_names(["add", "field", "device", "rest", "api", "serializer"])
+    assert {"deviceserializer", "serializerdevice", "restapiserializer"} <= set(names)
+    assert "deviceserializer" in rank.compound_names(["serializer", "for", "devices"])  # either order, singular
+
+
+@pytest.mark.parametrize(
+    ("qualname", "words"),
+    [
+        ("dcim.api.DeviceSerializer", 2),
+        ("dcim.api.DeviceSerializer.Meta", 0),  # a member's own name decides
+        ("dcim.models.Device", 0),  # one shared word says little
+        ("dcim.api.DeviceRoleSerializer", 0),  # `role` is not a word of the task
+        ("dcim.api.device_serializer", 2),
+    ],
+)
+def test_a_symbol_is_named_by_the_task_when_every_word_of_its_name_is_one(qualname: str, words: int) -> None:
+    assert rank.named_by(qualname, {"add", "field", "device", "rest", "api", "serializer"}) == words
+
+
+NOISY_API = '''
+    """REST API serializers: the base of every serializer, and its fields."""
+
+
+    class BaseSerializer:
+        """A REST API serializer: add a field to the serializer's fields."""
+
+        def append_field(self, field):
+            """Add a field to this REST API serializer."""
+            self.fields = [*self.fields, field]
+
+        def field_names(self):
+            """Names of the fields of the serializer (REST API)."""
+            return [f.name for f in self.fields]
+    '''
+
+
+def test_a_class_named_by_the_task_and_the_model_it_serializes_are_found(
+    make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]
+) -> None:
+    repo = make_repo({
+        "core/__init__.py": "",
+        "core/api.py": NOISY_API,
+        "dcim/__init__.py": "",
+        "dcim/models.py": "class Device:\n    name = ''\n\n\nclass Site:\n    slug = ''\n",
+        "dcim/serializers.py": (
+            "from core.api import BaseSerializer\nfrom dcim.models import Device, Site\n\n\n"
+            "class SiteSerializer(BaseSerializer):\n    class Meta:\n        model = Site\n\n\n"
+            "class DeviceSerializer(BaseSerializer):\n    class Meta:\n        model = Device\n"
+        ),
+    })
+    r = graphguard(repo, "context", "add a field to the Device REST API serializer", "--format", "json")
+    found = paths(r)
+    assert found[0] == "dcim/serializers.py"
+    assert results(r)[0]["symbol"] == "dcim.serializers.DeviceSerializer"
+    assert "dcim/models.py" in found[:3]  # the model its Meta names, one reference away

@@ -44,7 +44,8 @@ DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
 UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
-#: A symbol named by the task's words scores this times the best text hit (a name of two words; more words, more).
+#: A symbol named by the task's words scores this times the best text hit (a name of two words; more words, more):
+#: as much as a file whose three best symbols all scored best (rank.file_text_scores adds 0.3 of the next two).
 NAME_BOOST = 1.0
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -192,8 +193,8 @@ class Retriever:
             hits = textindex.search(self.db, textindex.useful_terms(self.db, terms), limit=TEXT_HITS)
             self.files.load(h.path for h in hits)
             hits = [h for h in hits if h.path in self.files]
-            hits = self._with_named_symbols(request.text, terms, hits)
-            text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
+            hits, named = self._with_named_symbols(request.text, terms, hits)
+            text_scores = rank.with_named(rank.file_text_scores((h.path, h.score) for h in hits), named)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
             focus = text_focus(hits, starts, {p: self.files.module(p) for p in starts})
@@ -272,34 +273,36 @@ class Retriever:
         self.files.load(co)
         return rank.top({p: v for p, v in co.items() if p in self.files}, COCHANGE_FILES)
 
-    def _with_named_symbols(self, text: str, terms: Sequence[str], hits: list[textindex.Hit]) -> list[textindex.Hit]:
-        """The text hits, with the symbols whose names are made of the task's words (`DeviceSerializer` for "add a
-        field to the Device REST API serializer") scored as the best match: BM25 scores the words one by one, and a
-        class named by two of them ranks below a file that repeats one of them often. A name several files share
-        (`get_value`) says less, and weighs less."""
+    def _with_named_symbols(self, text: str, terms: Sequence[str],
+                            hits: list[textindex.Hit]) -> tuple[list[textindex.Hit], dict[str, float]]:
+        """The text hits with the symbols whose names are made of the task's words (`DeviceSerializer` for "add a
+        field to the Device REST API serializer") first, and the files holding them with the strength of the best
+        such name (rank.with_named): BM25 scores the words one by one, and a class named by two of them ranks below
+        a file that repeats one of them often. A name several files share (`get_value`) says less, and weighs less."""
         words = [w for w in split_identifier(" ".join(_IDENT.findall(text)).replace(" ", "_"))
                  if w not in STOPWORDS and not w.isdigit()]
         rows = graphdata.name_matches(self.db, rank.compound_names(words))
         if not rows:
-            return hits
+            return hits, {}
         stems = set(terms)
         named = [(r, n) for r in rows if (n := rank.named_by(r[1], stems))]
         self.files.load(r[0] for r, _ in named)
         named = [(r, n) for r, n in named if r[0] in self.files]
         if not named:
-            return hits
+            return hits, {}
         top = max((h.score for h in hits), default=1.0)
         by_name: dict[str, set[str]] = {}
         for r, _ in named:
             by_name.setdefault(r[1].rpartition(".")[2].lower(), set()).add(r[0])
         best = {(h.path, h.qualname): h for h in hits}
+        strength: dict[str, float] = {}
         for (path, qualname, kind, line, end), n in named:
-            share = len(by_name[qualname.rpartition(".")[2].lower()])
-            score = top * NAME_BOOST * (1 + 0.1 * (n - 2)) / share ** 0.5
+            s = (1 + 0.1 * (n - 2)) / len(by_name[qualname.rpartition(".")[2].lower()]) ** 0.5
+            strength[path] = max(strength.get(path, 0.0), s)
             prev = best.get((path, qualname))
-            if prev is None or prev.score < score:
-                best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, score)
-        return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line))
+            if prev is None or prev.score < top * NAME_BOOST * s:
+                best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, top * NAME_BOOST * s)
+        return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line)), strength
 
     def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
         """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up

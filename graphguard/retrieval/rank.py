@@ -148,6 +148,23 @@ def file_text_scores(hits: Iterable[tuple[str, float]], *, also: float = 0.3) ->
     return {p: v / top for p, v in raw.items()} if top > 0 else {}
 
 
+#: A file holding a symbol named by the task (strength 1: two words, no other file has the name) scores this much
+#: above the best text match before the scores are made relative again.
+NAMED_OVER_BEST = 1.05
+
+
+def with_named(text_scores: Mapping[str, float], named: Mapping[str, float]) -> dict[str, float]:
+    """Text scores where a file holding a symbol named by the task's words scores NAMED_OVER_BEST times its
+    strength (or its own score if higher), relative to the best again (so in [0, 1])."""
+    if not named:
+        return dict(text_scores)
+    out = dict(text_scores)
+    for path, s in named.items():
+        out[path] = max(out.get(path, 0.0), NAMED_OVER_BEST * s)
+    top = max(out.values())
+    return {p: v / top for p, v in out.items()}
+
+
 def text_seeds(text_scores: Mapping[str, float], *, share: float, most: int) -> dict[str, float]:
     """The best files of a text task, as seeds weighted by their text score."""
     best = sorted(text_scores.items(), key=lambda kv: (-kv[1], kv[0]))
