@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from graphguard.retrieval.tokenize import STOPWORDS, split_identifier, stem
+from graphguard.retrieval.tokenize import STOPWORDS, split_identifier
+from graphguard.retrieval.tokenize import stem as stem_word
 
 SIGNALS = ("text", "graph", "cochange", "recency", "frequency", "test")
 
@@ -238,16 +239,16 @@ def compound_names(words: Sequence[str], *, most: int = NAME_WORDS) -> list[str]
             if i == j:
                 continue
             for a1 in {a, _singular(a)}:
-                out.setdefault(stem(a1 + b), None)
+                out.setdefault(stem_word(a1 + b), None)
                 if i < j:
                     for c in ws[j + 1 :]:
                         for b1 in {b, _singular(b)}:
-                            out.setdefault(stem(a1 + b1 + c), None)
+                            out.setdefault(stem_word(a1 + b1 + c), None)
     return list(out)
 
 
 def named_by(qualname: str, task_stems: set[str]) -> int:
     """How many words the symbol's own name has when every one of them is a word of the task (0 otherwise, and for
     a name of one word: one shared word says little)."""
-    words = [stem(w) for w in split_identifier(qualname.rpartition(".")[2]) if w not in STOPWORDS and not w.isdigit()]
+    words = [stem_word(w) for w in split_identifier(qualname.rpartition(".")[2]) if w not in STOPWORDS and not w.isdigit()]
     return len(words) if len(words) >= 2 and all(w in task_stems for w in words) else 0
