@@ -586,3 +586,19 @@ def test_a_class_named_by_the_task_and_the_model_it_serializes_are_found(
     assert found[0] == "dcim/serializers.py"
     assert results(r)[0]["symbol"] == "dcim.serializers.DeviceSerializer"
     assert "dcim/models.py" in found[:3]  # the model its Meta names, one reference away
+
+
+def test_a_class_the_task_writes_out_brings_the_classes_named_after_it(
+    make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]
+) -> None:
+    files = {f"noise/m{i}.py": f'def count_{i}():\n    """Add template object counts to the representation."""\n' for i in range(6)}
+    files.update({
+        "dcim/__init__.py": "",
+        "dcim/models.py": "class ModuleType:\n    name = ''\n",
+        "dcim/filtersets.py": "from dcim.models import ModuleType\n\n\nclass ModuleTypeFilterSet:\n    model = ModuleType\n",
+        "dcim/views.py": "class ModuleTypeListView:\n    pass\n\n\nclass ModuleTypeaView:\n    pass\n",
+    })
+    repo = make_repo(files)
+    found = paths(graphguard(repo, "context", "Add template object counts to ModuleType representation", "--format", "json"))
+    assert found[0] == "dcim/models.py"  # written out as an identifier: the strongest name
+    assert {"dcim/filtersets.py", "dcim/views.py"} <= set(found[:4])  # its family (`ModuleTypeaView` is not)

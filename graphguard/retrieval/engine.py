@@ -44,9 +44,10 @@ DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
 UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
-#: A symbol named by the task's words scores this times the best text hit (a name of two words; more words, more):
-#: as much as a file whose three best symbols all scored best (rank.file_text_scores adds 0.3 of the next two).
+#: A symbol named by the task's words scores this times the best text hit, times its strength (rank.name_strength).
 NAME_BOOST = 1.0
+#: The classes named after a class the task names weigh this share of it.
+FAMILY = 0.6
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
@@ -294,14 +295,24 @@ class Retriever:
         by_name: dict[str, set[str]] = {}
         for r, _ in named:
             by_name.setdefault(r[1].rpartition(".")[2].lower(), set()).add(r[0])
+        written = {w.lower() for w in _IDENT.findall(text)}  # identifiers as the task writes them
         best = {(h.path, h.qualname): h for h in hits}
         strength: dict[str, float] = {}
         for (path, qualname, kind, line, end), n in named:
-            s = (1 + 0.1 * (n - 2)) / len(by_name[qualname.rpartition(".")[2].lower()]) ** 0.5
+            name = qualname.rpartition(".")[2]
+            s = rank.name_strength(n, len(by_name[name.lower()]), name.lower() in written)
             strength[path] = max(strength.get(path, 0.0), s)
             prev = best.get((path, qualname))
             if prev is None or prev.score < top * NAME_BOOST * s:
                 best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, top * NAME_BOOST * s)
+            if kind == "class":
+                # Its family: the classes named after it (`ModuleTypeSerializer`, `ModuleTypeFilterSet`, ... of the
+                # model `ModuleType`): in a Django-style application the change to a model goes through them.
+                for fpath, fq, fkind, fline, fend in graphdata.classes_named_after(self.db, self.files, name):
+                    fs = FAMILY * s
+                    strength[fpath] = max(strength.get(fpath, 0.0), fs)
+                    if (fpath, fq) not in best:
+                        best[(fpath, fq)] = textindex.Hit(fpath, fq, fkind, fline, fend, top * NAME_BOOST * fs)
         return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line)), strength
 
     def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:

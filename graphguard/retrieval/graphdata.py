@@ -330,3 +330,24 @@ def name_matches(db: sqlite3.Connection, compounds: Sequence[str], *, limit: int
         " (SELECT rowid FROM text_fts WHERE text_fts MATCH ? LIMIT ?) m JOIN text_docs d ON d.id = m.rowid",
         (expression, limit),
     ).fetchall()
+
+
+#: Classes named after one class, read at most.
+FAMILY_LIMIT = 40
+
+
+def classes_named_after(db: sqlite3.Connection, files: Files, name: str, *, limit: int = FAMILY_LIMIT) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the classes whose name is `name` and a capitalised suffix
+    (`ModuleTypeSerializer`, `ModuleTypeFilterSet` for `ModuleType`): a range of the index of names."""
+    rows = db.execute(
+        "SELECT file_id, qualname, kind, line, end_line, name FROM symbols WHERE name > ? AND name < ? AND kind = 'class'"
+        " LIMIT ?",
+        (name, name + "\uffff", limit),
+    ).fetchall()
+    files.load_ids(r[0] for r in rows)
+    out = []
+    for fid, qualname, kind, line, end, full in rows:
+        row = files.by_id(fid)
+        if row is not None and full[len(name) : len(name) + 1].isupper():
+            out.append((row.path, qualname, kind, line, end))
+    return out

@@ -247,6 +247,17 @@ def compound_names(words: Sequence[str], *, most: int = NAME_WORDS) -> list[str]
     return list(out)
 
 
+#: A name the task writes as an identifier (`ModuleType`, `parse_cookie`) counts this much more than one put
+#: together from its words.
+WRITTEN = 1.5
+
+
+def name_strength(words: int, files: int, written: bool) -> float:
+    """How strongly a symbol named by the task's words (rank.named_by) points at its file: more words, more; a name
+    several files share, less; a name the task writes out as an identifier, more."""
+    return (1 + 0.1 * (words - 2)) * (WRITTEN if written else 1.0) / max(1, files) ** 0.5
+
+
 def named_by(qualname: str, task_stems: set[str]) -> int:
     """How many words the symbol's own name has when every one of them is a word of the task (0 otherwise, and for
     a name of one word: one shared word says little)."""
