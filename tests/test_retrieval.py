@@ -530,6 +530,11 @@ def test_after_a_commit_only_its_paths_are_compared_unless_the_configuration_cha
 # --- symbols named by the task's words --------------------------------------------------------
 
 
+def test_name_prefixes() -> None:
+    assert rank.name_prefixes("ModuleTypeSerializer") == ["Module", "ModuleType"]
+    assert rank.name_prefixes("Device") == []
+
+
 def test_compound_names_of_the_task_words() -> None:
     names = rank.compound_names(["add", "field", "device", "rest", "api", "serializer"])
     assert {"deviceserializer", "serializerdevice", "restapiserializer"} <= set(names)
@@ -585,7 +590,7 @@ def test_a_class_named_by_the_task_and_the_model_it_serializes_are_found(
     found = paths(r)
     assert found[0] == "dcim/serializers.py"
     assert results(r)[0]["symbol"] == "dcim.serializers.DeviceSerializer"
-    assert "dcim/models.py" in found[:3]  # the model its Meta names, one reference away
+    assert "dcim/models.py" in found[:3]  # `Device`: the class `DeviceSerializer` is named after, its Meta names
 
 
 def test_a_class_the_task_writes_out_brings_the_classes_named_after_it(

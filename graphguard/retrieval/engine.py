@@ -46,8 +46,9 @@ UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
 #: A symbol named by the task's words scores this times the best text hit, times its strength (rank.name_strength).
 NAME_BOOST = 1.0
-#: The classes named after a class the task names weigh this share of it.
+#: The classes named after a class the task names weigh this share of it, and the class it is named after this.
 FAMILY = 0.6
+NAMED_AFTER = 0.9
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
@@ -307,9 +308,12 @@ class Retriever:
                 best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, top * NAME_BOOST * s)
             if kind == "class":
                 # Its family: the classes named after it (`ModuleTypeSerializer`, `ModuleTypeFilterSet`, ... of the
-                # model `ModuleType`): in a Django-style application the change to a model goes through them.
-                for fpath, fq, fkind, fline, fend in graphdata.classes_named_after(self.db, self.files, name):
-                    fs = FAMILY * s
+                # model `ModuleType`) and the class it is named after (`Device` of `DeviceSerializer`): in a
+                # Django-style application a change to a model goes through them.
+                family = [(FAMILY, r) for r in graphdata.classes_named_after(self.db, self.files, name)]
+                family += [(NAMED_AFTER, r) for r in graphdata.classes_named(self.db, self.files, rank.name_prefixes(name))]
+                for share, (fpath, fq, fkind, fline, fend) in family:
+                    fs = share * s
                     strength[fpath] = max(strength.get(fpath, 0.0), fs)
                     if (fpath, fq) not in best:
                         best[(fpath, fq)] = textindex.Hit(fpath, fq, fkind, fline, fend, top * NAME_BOOST * fs)

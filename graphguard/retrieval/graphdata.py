@@ -351,3 +351,16 @@ def classes_named_after(db: sqlite3.Connection, files: Files, name: str, *, limi
         if row is not None and full[len(name) : len(name) + 1].isupper():
             out.append((row.path, qualname, kind, line, end))
     return out
+
+
+def classes_named(db: sqlite3.Connection, files: Files, names: Sequence[str], *, limit: int = FAMILY_LIMIT) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the classes with one of these names."""
+    if not names:
+        return []
+    rows = db.execute(
+        f"SELECT file_id, qualname, kind, line, end_line FROM symbols WHERE name IN ({_marks(len(names))}) AND kind = 'class'"
+        " LIMIT ?",
+        (*names, limit),
+    ).fetchall()
+    files.load_ids(r[0] for r in rows)
+    return [(row.path, q, k, a, b) for fid, q, k, a, b in rows if (row := files.by_id(fid)) is not None]

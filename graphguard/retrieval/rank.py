@@ -28,6 +28,7 @@ below the best one, which the budget shows as references only.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -256,6 +257,15 @@ def name_strength(words: int, files: int, written: bool) -> float:
     """How strongly a symbol named by the task's words (rank.named_by) points at its file: more words, more; a name
     several files share, less; a name the task writes out as an identifier, more."""
     return (1 + 0.1 * (words - 2)) * (WRITTEN if written else 1.0) / max(1, files) ** 0.5
+
+
+def name_prefixes(name: str) -> list[str]:
+    """The shorter CamelCase names a class name starts with: `ModuleTypeSerializer` -> `Module`, `ModuleType`."""
+    starts = [m.start() for m in _CAMEL_WORD.finditer(name)]
+    return [name[:i] for i in starts[1:]]
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]+")
 
 
 def named_by(qualname: str, task_stems: set[str]) -> int:
