@@ -8,7 +8,7 @@ long-lived process. The commands print these documents; the server returns them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
@@ -188,8 +188,8 @@ def stats_document(repo: Repo) -> dict[str, Any]:
             "retrieval_profile": {"in_use": profiles.in_use(fitted), "fitted": fitted.document() if fitted else None}}
 
 
-def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, seconds: float = 20.0,
-                   store: bool = False) -> FittedProfile:
+def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, seconds: float = 30.0,
+                   store: bool = False, log: Callable[[str], None] = lambda _: None) -> FittedProfile:
     """Fit the ranking weights to the repository's history at the graph's HEAD (retrieval/fitting.py). `until`:
     fit on the commits before it, validate on those after. `store`: keep it as the repository's fitted profile
     (what `graphguard index` does); a benchmark leaves the stored one alone."""
@@ -200,7 +200,7 @@ def fit_repository(repo: Repo, *, until: str | None = None, most: int = 300, sec
     if head is None:
         raise GraphguardError("the repository has no commit yet: nothing to fit")
     fitted = fitting.fit_at(repo.store.graph, repo.root, head, load_config(repo.root), until=until, most=most,
-                            seconds=seconds, prepare=lambda: engine.ensure_indexes(repo.store, repo.root, head))
+                            seconds=seconds, log=log, prepare=lambda: engine.ensure_indexes(repo.store, repo.root, head))
     if store:
         with repo.store.write_lock(30.0):
             profiles.save(repo.store.graph, fitted)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from graphguard import output
+from graphguard.errors import GraphguardError
 from graphguard.repo import Repo, ensure_current, open_repo
 
 
@@ -45,5 +46,8 @@ def _fit_if_due(repo: Repo, head: str | None) -> str | None:
 
     if head is None or not fitting.due(repo.store.graph):
         return None
-    fitted = fitting.refit(repo.store, repo.root, head, load_config(repo.root))
+    try:
+        fitted = fitting.refit(repo.store, repo.root, head, load_config(repo.root))
+    except GraphguardError as e:  # the graph is built: a fit that could not run is said, not an error
+        return f"not fitted ({e}); the default profile stays"
     return f"{'in use' if fitted.accepted else 'not used'}, {fitted.reason}"

@@ -166,7 +166,10 @@ def _refit_if_due(repo: Repo) -> None:
     head = graph_head(repo)
     if head is None or not fitting.due(repo.store.graph):
         return
-    fitting.refit(repo.store, repo.root, head, load_config(repo.root), log=lambda m: print(f"{_now()} {m}", flush=True))
+    try:
+        fitting.refit(repo.store, repo.root, head, load_config(repo.root), log=lambda m: print(f"{_now()} {m}", flush=True))
+    except GraphguardError as e:
+        print(f"{_now()} fit: not fitted ({e})", flush=True)
 
 
 def _refresh_rounds(repo: Repo, started: float) -> bool:

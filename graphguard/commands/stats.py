@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from graphguard import output
 from graphguard.answers import stats_document
@@ -13,6 +14,18 @@ from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
 def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _profile_line(doc: dict[str, Any]) -> str:
+    fitted = doc["fitted"]
+    line = f"retrieval profile {doc['in_use']}"
+    if fitted is None:
+        return line + " (none fitted yet: graphguard index fits one)"
+    val = fitted["validation_recall10"]
+    if val:
+        pairs = ", ".join(f"{t} {v['fitted']:.3f} vs {v['default']:.3f}" for t, v in sorted(val.items()))
+        line += f"; fitted on {fitted['fit_commits']} commits, validation recall@10 on {fitted['validation_commits']}: {pairs}"
+    return line + f" ({fitted['reason']})"
 
 
 def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
@@ -44,6 +57,7 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
          f" ({calls['resolved']} of {calls['name_matches_repo']} calls whose name is defined in the repository;"
          f" {_pct(calls['resolved'] + calls['by_name'], calls['name_matches_repo'])} with by-name)"),
         f"warnings  {s['warnings']}",
+        _profile_line(s["retrieval_profile"]),
     ]
     for u in imp["unresolved_list"][:50]:
         lines.append(f"  unresolved import {u['path']}:{u['line']} {u['module']}")

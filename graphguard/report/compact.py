@@ -106,6 +106,19 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "files_omitted": "fo",
     "decorators": "dr",
     "docstring": "dg",
+    "retrieval_profile": "rp",
+    "in_use": "iu",
+    "fitted": "fi",
+    "weights": "wt",
+    "half_life_days": "hl",
+    "cutoff": "cu",
+    "fit_commits": "fcm",
+    "validation_commits": "vc",
+    "validation_recall10": "vr",
+    "accepted": "ac",
+    "version": "ve",
+    "seeded": "se",
+    "default": "de",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 

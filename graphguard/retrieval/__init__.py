@@ -5,6 +5,7 @@ Pure steps:
     expand     breadth-first over file edges, both ways, with a degree cap
     rank       signals -> one score per file (weighted reciprocal-rank fusion, profiles, score cliff)
     budget     disclosure levels (full, signature, reference) within a token budget
+    fit        the fusion weights and co-change half-life that rank a repository's past commits best
 
 Their I/O:
     textindex  BM25 over symbols: SQLite FTS5, kept in step with the graph's files table
@@ -14,4 +15,6 @@ Their I/O:
     engine     seeds -> expansion -> history -> ranking -> symbols -> budget
     maintain   the indexer's hook that keeps history (and the text index) current
     render     text and JSON renderers
+    fitting    past commits replayed as queries, history cut at each (the cases `fit` learns from)
+    profiles   the fitted profile in the graph's meta; which profile `auto` means
 """

@@ -271,9 +271,15 @@ class Retriever:
     def cochange(self, touches: Sequence[history.Touch], starts: Mapping[str, float], now: int,
                  half_life: float) -> dict[str, float]:
         """The files of the graph that changed with the starts, at most COCHANGE_FILES, relative to the best."""
-        co = history.cochange(touches, dict(starts), now, half_life)
-        self.files.load(co)
-        return rank.top({p: v for p, v in co.items() if p in self.files}, COCHANGE_FILES)
+        return self.cochange_by_half_life(touches, starts, now, (half_life,))[half_life]
+
+    def cochange_by_half_life(self, touches: Sequence[history.Touch], starts: Mapping[str, float], now: int,
+                              half_lives: Sequence[float]) -> dict[float, dict[str, float]]:
+        out = {}
+        for h, co in history.cochange_by_half_life(touches, dict(starts), now, half_lives).items():
+            self.files.load(co)
+            out[h] = rank.top({p: v for p, v in co.items() if p in self.files}, COCHANGE_FILES)
+        return out
 
     def _with_named_symbols(self, text: str, terms: Sequence[str],
                             hits: list[textindex.Hit]) -> tuple[list[textindex.Hit], dict[str, float]]:

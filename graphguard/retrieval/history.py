@@ -198,29 +198,42 @@ def head_time(db: sqlite3.Connection, *, before: int = NO_CUTOFF) -> int:
 def cochange(touches: Iterable[Touch], seed_weights: dict[str, float], now: int, half_life: float = HALF_LIFE_DAYS) -> dict[str, float]:
     """Files changed together with the seeds: for each seed, the share of its commits that also touched the
     file, each commit weighted down by its size and its age; summed over seeds by their weights."""
-    per_seed: dict[str, dict[str, float]] = {}
-    seed_total: dict[str, float] = {}
+    return cochange_by_half_life(touches, seed_weights, now, (half_life,))[half_life]
+
+
+def cochange_by_half_life(touches: Iterable[Touch], seed_weights: dict[str, float], now: int,
+                          half_lives: Sequence[float]) -> dict[float, dict[str, float]]:
+    """`cochange` for several half-lives in one pass over the touches (fitting tries a few)."""
+    hs = list(dict.fromkeys(half_lives))
+    per_seed: dict[str, dict[str, list[float]]] = {}
+    seed_total: dict[str, list[float]] = {}
     seen_commit: set[tuple[str, int]] = set()
     for t in touches:
         age_days = max(0.0, (now - t.time) / 86400.0)
-        w = 0.5 ** (age_days / half_life) / math.log2(1 + max(1, t.n_files))
+        size = math.log2(1 + max(1, t.n_files))
+        ws = [0.5 ** (age_days / h) / size for h in hs]
         if (t.seed, t.commit) not in seen_commit:
             seen_commit.add((t.seed, t.commit))
-            seed_total[t.seed] = seed_total.get(t.seed, 0.0) + w
+            totals = seed_total.setdefault(t.seed, [0.0] * len(hs))
+            for i, w in enumerate(ws):
+                totals[i] += w
         if t.other == t.seed:
             continue
-        d = per_seed.setdefault(t.seed, {})
-        d[t.other] = d.get(t.other, 0.0) + w
-    out: dict[str, float] = {}
+        acc = per_seed.setdefault(t.seed, {}).setdefault(t.other, [0.0] * len(hs))
+        for i, w in enumerate(ws):
+            acc[i] += w
+    out: dict[float, dict[str, float]] = {h: {} for h in hs}
     for seed, others in per_seed.items():
-        total = seed_total.get(seed, 0.0)
-        if total <= 0:
-            continue
         sw = seed_weights.get(seed, 1.0)
-        # Shrink toward 0 when the seed has few commits: one shared commit is weak evidence.
-        damp = total / (total + 1.0)
-        for other, w in others.items():
-            out[other] = out.get(other, 0.0) + sw * damp * w / total
+        for i, h in enumerate(hs):
+            total = seed_total.get(seed, [0.0] * len(hs))[i]
+            if total <= 0:
+                continue
+            # Shrink toward 0 when the seed has few commits: one shared commit is weak evidence.
+            damp = total / (total + 1.0)
+            into = out[h]
+            for other, w in others.items():
+                into[other] = into.get(other, 0.0) + sw * damp * w[i] / total
     return out
 
 
