@@ -27,6 +27,7 @@ below the best one, which the budget shows as references only.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -256,7 +257,7 @@ WRITTEN = 1.5
 def name_strength(words: int, files: int, written: bool) -> float:
     """How strongly a symbol named by the task's words (rank.named_by) points at its file: more words, more; a name
     several files share, less; a name the task writes out as an identifier, more."""
-    return (1 + 0.1 * (words - 2)) * (WRITTEN if written else 1.0) / max(1, files) ** 0.5
+    return (1 + 0.1 * (words - 2)) * (WRITTEN if written else 1.0) / math.sqrt(max(1, files))
 
 
 def name_prefixes(name: str) -> list[str]:
