@@ -90,7 +90,8 @@ _TRAILER = re.compile(r"^[A-Za-z-]+-by:.*$|^\(cherry picked from .*\)$", re.MULT
 
 
 def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case]:
-    out = git(repo, "log", "--no-merges", "--no-renames", "--numstat", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
+    # --raw reads no blob (a mirror may lack its largest ones); line counts are asked only of the commits that qualify.
+    out = git(repo, "log", "--no-merges", "--no-renames", "--raw", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
     cases = []
     for rec in out.split(b"\x01"):
         if not rec:
@@ -99,28 +100,31 @@ def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case
         shas = head.decode().split()
         if len(shas) != 2:
             continue  # a root commit
-        changed: dict[str, int] = {}
-        added: set[str] = set()
-        for entry in rest.split(b"\0"):
-            entry = entry.strip(b"\n")
-            if not entry:
-                continue
-            parts = entry.decode("utf-8", "surrogateescape").split("\t")
-            if len(parts) != 3:
-                continue
-            a, d, path = parts
-            if path.endswith(".py"):
-                changed[path] = (int(a) if a.isdigit() else 0) + (int(d) if d.isdigit() else 0)
-        if not (min_files <= len(changed) <= max_files):
+        status: dict[str, str] = {}
+        fields = rest.lstrip(b"\0").split(b"\0")
+        for meta, path in zip(fields[0::2], fields[1::2]):
+            meta = meta.strip(b"\n")
+            p = path.decode("utf-8", "surrogateescape")
+            if meta.startswith(b":") and p.endswith(".py"):
+                status[p] = meta.split()[-1].decode()
+        if not (min_files <= len(status) <= max_files):
             continue
-        status = git(repo, "diff", "--name-status", "--no-renames", "-z", shas[1], shas[0], "--", "*.py").decode().split("\0")
-        modified = sorted(status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] == "M")
-        added = {status[i + 1] for i in range(0, len(status) - 1, 2) if status[i] != "M"}
-        if len(modified) < min_files or added & set(modified):
-            continue
+        modified = sorted(p for p, st in status.items() if st == "M")
+        if len(modified) < min_files:
+            continue  # the truth is the modified files (an added one cannot be retrieved at the parent)
         sources = [p for p in modified if not is_test_path(p)]
         if not sources:
             continue
+        proc = subprocess.run(("git", "diff", "--numstat", "--no-renames", "-z", shas[1], shas[0], "--", *modified),
+                              cwd=repo, capture_output=True)
+        if proc.returncode:
+            continue  # a blob the clone lacks
+        changed: dict[str, int] = {}
+        for entry in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            parts = entry.strip("\n").split("\t")
+            if len(parts) == 3:
+                a, d, path = parts
+                changed[path] = (int(a) if a.isdigit() else 0) + (int(d) if d.isdigit() else 0)
         seed = max(sources, key=lambda p: (changed.get(p, 0), p))
         text = _TRAILER.sub("", message.decode("utf-8", "replace")).strip()
         cases.append(Case(shas[0], shas[1], int(ts), text, modified, seed))
@@ -155,7 +159,12 @@ class FileBM25:
             pos = 0
             for sha in missing:
                 nl = out.index(b"\n", pos)
-                size = int(out[pos:nl].split()[2])
+                header = out[pos:nl].split()
+                if header[-1] == b"missing":  # a blob the clone lacks: an empty file
+                    self.cache[sha] = Counter()
+                    pos = nl + 1
+                    continue
+                size = int(header[2])
                 self.cache[sha] = Counter(tokens(out[nl + 1 : nl + 1 + size].decode("utf-8", "replace")))
                 pos = nl + 1 + size + 1
         docs = [(p, self.cache[sha]) for p, sha in entries]
@@ -276,8 +285,13 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
         raise SystemExit(f"{name}: no commit modified {args.min_files}..{args.max_files} existing .py files")
     bm25 = FileBM25(repo)
     co = CoChange(repo)
-    methods = {k: Scores() for k in ("text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange")}
+    keys = ["text:graphguard", "text:bm25", "seeded:graphguard", "seeded:imports", "seeded:cochange"]
+    if args.compare:
+        keys += ["text:compare", "seeded:compare"]
+    methods = {k: Scores() for k in keys}
+    unfitted = 0
     times: dict[str, list[float]] = {"context": [], "related": [], "index": []}
+    dump = open(args.dump, "a", encoding="utf-8") if args.dump else None
     for i, case in enumerate(cases, 1):
         git(repo, "checkout", "-q", "--detach", case.parent)
         t = time.perf_counter()
@@ -286,20 +300,38 @@ def run_project(spec: str, args: argparse.Namespace) -> dict[str, object]:
         assert history_head(repo) == case.parent, "graphguard's history must describe the parent, nothing later"
         relevant = set(case.modified)
         existing = {p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", case.parent).decode().split("\0") if p.endswith(".py")}
-        ranked, dt = ask(repo, ["context", case.message], args.profile)
+        text_ranked, dt = ask(repo, ["context", case.message], args.profile)
         times["context"].append(dt)
-        methods["text:graphguard"].add(ranked, relevant)
-        methods["text:bm25"].add(bm25.rank(case.parent, case.message), relevant)
+        methods["text:graphguard"].add(text_ranked, relevant)
+        bm25_ranked = bm25.rank(case.parent, case.message)
+        methods["text:bm25"].add(bm25_ranked, relevant)
         others = relevant - {case.seed}
         ranked, dt = ask(repo, ["related", case.seed], args.profile)
         times["related"].append(dt)
         methods["seeded:graphguard"].add([p for p in ranked if p != case.seed], others)
         methods["seeded:imports"].add(import_neighbours(repo, case.seed), others)
         methods["seeded:cochange"].add(co.rank(case.parent, case.seed, existing), others)
+        if args.compare:  # the same questions with the other profile (fitted at the parent: history before it only)
+            try:
+                methods["text:compare"].add(ask(repo, ["context", case.message], args.compare)[0], relevant)
+                methods["seeded:compare"].add([p for p in ask(repo, ["related", case.seed], args.compare)[0] if p != case.seed], others)
+            except SystemExit:  # no fitted profile yet (too little history): the shipped one answers
+                unfitted += 1
+                methods["text:compare"].add(text_ranked, relevant)
+                methods["seeded:compare"].add([p for p in ranked if p != case.seed], others)
+        if dump is not None:  # the rankings, to read the misses
+            dump.write(json.dumps({"project": name, "sha": case.sha, "message": case.message, "modified": case.modified,
+                                   "seed": case.seed, "text": text_ranked[:20], "bm25": bm25_ranked[:20],
+                                   "related": [p for p in ranked if p != case.seed][:20]}) + "\n")
+        if args.save:  # after every case: a run stopped early still leaves its cases so far
+            _save(args.save, {"name": name, "cases": i, "files": 0, "methods": methods, "times": times,
+                              "unfitted": unfitted, "span": (_day(cases[0].time), _day(case.time))})
         if args.verbose:
             print(f"  {i}/{len(cases)} {case.sha[:10]} {len(case.modified)} files  seed {case.seed}", file=sys.stderr)
+    if dump is not None:
+        dump.close()
     n_files = len([p for p in git(repo, "ls-tree", "-r", "--name-only", "-z", "HEAD").decode().split("\0") if p.endswith(".py")])
-    return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times,
+    return {"name": name, "cases": len(cases), "files": n_files, "methods": methods, "times": times, "unfitted": unfitted,
             "span": (time.strftime("%Y-%m-%d", time.gmtime(cases[0].time)), time.strftime("%Y-%m-%d", time.gmtime(cases[-1].time)))}
 
 
@@ -309,10 +341,12 @@ LABELS = {
     "seeded:graphguard": ("seeded", "graphguard related"),
     "seeded:imports": ("seeded", "import neighbours"),
     "seeded:cochange": ("seeded", "git co-change"),
+    "text:compare": ("text", "graphguard context, profile {compare}"),
+    "seeded:compare": ("seeded", "graphguard related, profile {compare}"),
 }
 
 
-def table(results: Iterable[dict[str, object]], profile: str) -> str:
+def table(results: Iterable[dict[str, object]], profile: str, compare: str = "") -> str:
     lines = []
     for r in results:
         methods: dict[str, Scores] = r["methods"]  # type: ignore[assignment]
@@ -324,7 +358,10 @@ def table(results: Iterable[dict[str, object]], profile: str) -> str:
         lines.append("| task | method | recall@10 | recall@20 | MRR | median recall@10 |")
         lines.append("|---|---|---:|---:|---:|---:|")
         for key, (task, label) in LABELS.items():
+            if key not in methods:
+                continue
             s = methods[key]
+            label = label.format(compare=compare)
             bold = "**" if key.endswith("graphguard") else ""
             lines.append(f"| {task} | {bold}{label}{bold} | {statistics.fmean(s.r10):.3f} | {statistics.fmean(s.r20):.3f} |"
                          f" {statistics.fmean(s.rr):.3f} | {statistics.median(s.r10):.3f} |")
@@ -338,8 +375,48 @@ def table(results: Iterable[dict[str, object]], profile: str) -> str:
                      f" the better of co-change and import neighbours {ratio('seeded:graphguard', 'seeded:cochange', 'seeded:imports')}"
                      f" (seeded task). Whole-process query times, median / p90: context {_ms(times['context'])},"
                      f" related {_ms(times['related'])}; index at each parent {_ms(times['index'])}.")
+        if "text:compare" in methods:
+            lines.append("")
+            lines.append(f"Profile `{compare}` over `{profile}`, recall@10: text {ratio('text:compare', 'text:graphguard')},"
+                         f" seeded {ratio('seeded:compare', 'seeded:graphguard')}; {r.get('unfitted', 0)} of {r['cases']}"
+                         f" parents had no `{compare}` profile (too little history) and count the `{profile}` answer.")
         lines.append("")
     return "\n".join(lines)
+
+
+def _day(t: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(t))
+
+
+def _save(path: str, result: dict[str, object]) -> None:
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump({**result, "methods": {k: vars(v) for k, v in result["methods"].items()}}, f)  # type: ignore[attr-defined]
+    os.replace(path + ".tmp", path)
+
+
+def mean_table(results: Sequence[dict[str, object]]) -> str:
+    """The projects side by side and their mean (each project weighs the same, whatever its number of commits)."""
+    cols = [("text:graphguard", "r10"), ("text:bm25", "r10"), ("text:graphguard", "r20"), ("text:bm25", "r20"),
+            ("text:graphguard", "rr"), ("text:bm25", "rr"), ("seeded:graphguard", "r10"), ("seeded:cochange", "r10"),
+            ("seeded:imports", "r10"), ("seeded:graphguard", "r20"), ("seeded:cochange", "r20"), ("seeded:imports", "r20")]
+    head = ["text r@10 gg", "BM25", "text r@20 gg", "BM25", "text MRR gg", "BM25",
+            "seeded r@10 gg", "co-change", "imports", "seeded r@20 gg", "co-change", "imports"]
+    lines = ["| project | commits | " + " | ".join(head) + " | text gg/BM25 @10 | seeded gg/best @10 |",
+             "|---|---:|" + "---:|" * (len(head) + 2)]
+    sums: list[list[float]] = [[] for _ in cols]
+    ratios: list[tuple[float, float]] = []
+    for r in results:
+        methods: dict[str, Scores] = r["methods"]  # type: ignore[assignment]
+        vals = [statistics.fmean(getattr(methods[m], attr)) for m, attr in cols]
+        for acc, v in zip(sums, vals):
+            acc.append(v)
+        ratios.append((vals[0] / max(1e-9, vals[1]), vals[6] / max(1e-9, vals[7], vals[8])))
+        lines.append(f"| {r['name']} | {r['cases']} | " + " | ".join(f"{v:.3f}" for v in vals)
+                     + f" | {ratios[-1][0]:.2f}x | {ratios[-1][1]:.2f}x |")
+    mean = [statistics.fmean(v) for v in sums]
+    lines.append("| **mean** | | " + " | ".join(f"**{v:.3f}**" for v in mean)
+                 + f" | **{mean[0] / max(1e-9, mean[1]):.2f}x** | **{mean[6] / max(1e-9, mean[7], mean[8]):.2f}x** |")
+    return "\n".join(lines) + "\n"
 
 
 def _ms(values: list[float]) -> str:
@@ -405,6 +482,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--profile", default="default")
     ap.add_argument("--workdir", default=os.path.join(HERE, ".cache", "retrieval"), help="where the private clones go")
     ap.add_argument("--readme", help="also write the table into this README's retrieval-eval block")
+    ap.add_argument("--compare", default="", help="also ask with this profile (e.g. fitted) and compare it")
+    ap.add_argument("--save", help="write the (first) project's scores to this JSON file")
+    ap.add_argument("--load", action="append", default=[], help="add a project saved by --save to the tables")
+    ap.add_argument("--dump", help="append each case's rankings (JSON lines) to this file, to read the misses")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     results = []
@@ -412,7 +493,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         t = time.perf_counter()
         results.append(run_project(spec, args))
         print(f"{results[-1]['name']}: evaluated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    text = table(results, args.profile) if results else ""
+    for path in args.load:  # projects evaluated by earlier runs (--save), to make one table of all of them
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+        saved["methods"] = {k: Scores(**v) for k, v in saved["methods"].items()}
+        saved["span"] = tuple(saved["span"])
+        results.append(saved)
+    if args.save and results:
+        _save(args.save, results[0])
+    text = table(results, args.profile, args.compare) if results else ""
+    if len(results) > 1:
+        text += "\n" + mean_table(results)
     for repo in args.time:
         text += f"\nQuery times: {time_queries(repo, args.runs, args.task)}.\n"
     print(text)

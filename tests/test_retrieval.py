@@ -219,11 +219,14 @@ def test_scores_fuse_ranks_and_first_everywhere_is_one() -> None:
     assert scores["a"] == pytest.approx(1.0) and 0 < scores["b"] < scores["a"]
 
 
-def test_ranking_stops_at_a_score_cliff() -> None:
+def test_ranking_keeps_what_is_past_the_score_cliff_and_marks_it() -> None:
     cands = {"a": rank.Candidate("a", {s: 1.0 for s in rank.SIGNALS}),
              "b": rank.Candidate("b", {"text": 0.9, "cochange": 0.9, "graph": 0.9}),
-             "c": rank.Candidate("c", {"frequency": 0.5})}
-    assert [c.path for c in rank.rank(cands, rank.PROFILES["default"])] == ["a", "b"]
+             "c": rank.Candidate("c", {"frequency": 0.5}),
+             "d": rank.Candidate("d", {})}
+    ranked = rank.rank(cands, rank.PROFILES["default"])
+    assert [c.path for c in ranked] == ["a", "b", "c"]  # no score at all: not a result
+    assert [c.past_cliff for c in ranked] == [False, False, True]
 
 
 def test_budget_disclosure_levels() -> None:
@@ -524,3 +527,85 @@ def test_after_a_commit_only_its_paths_are_compared_unless_the_configuration_cha
     assert asked == []
     assert db.execute("SELECT blob FROM text_files WHERE path = 'shop/cart.py'").fetchone() != ("stale",)
     r.store.close()
+
+
+# --- symbols named by the task's words --------------------------------------------------------
+
+
+def test_name_prefixes() -> None:
+    assert rank.name_prefixes("ModuleTypeSerializer") == ["Module", "ModuleType"]
+    assert rank.name_prefixes("Device") == []
+
+
+def test_compound_names_of_the_task_words() -> None:
+    names = rank.compound_names(["add", "field", "device", "rest", "api", "serializer"])
+    assert {"deviceserializer", "serializerdevice", "restapiserializer"} <= set(names)
+    assert "deviceserializer" in rank.compound_names(["serializer", "for", "devices"])  # either order, singular
+
+
+@pytest.mark.parametrize(
+    ("qualname", "words"),
+    [
+        ("dcim.api.DeviceSerializer", 2),
+        ("dcim.api.DeviceSerializer.Meta", 0),  # a member's own name decides
+        ("dcim.models.Device", 0),  # one shared word says little
+        ("dcim.api.DeviceRoleSerializer", 0),  # `role` is not a word of the task
+        ("dcim.api.device_serializer", 2),
+    ],
+)
+def test_a_symbol_is_named_by_the_task_when_every_word_of_its_name_is_one(qualname: str, words: int) -> None:
+    assert rank.named_by(qualname, {"add", "field", "device", "rest", "api", "serializer"}) == words
+
+
+NOISY_API = '''
+    """REST API serializers: the base of every serializer, and its fields."""
+
+
+    class BaseSerializer:
+        """A REST API serializer: add a field to the serializer's fields."""
+
+        def append_field(self, field):
+            """Add a field to this REST API serializer."""
+            self.fields = [*self.fields, field]
+
+        def field_names(self):
+            """Names of the fields of the serializer (REST API)."""
+            return [f.name for f in self.fields]
+    '''
+
+
+def test_a_class_named_by_the_task_and_the_model_it_serializes_are_found(
+    make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]
+) -> None:
+    repo = make_repo({
+        "core/__init__.py": "",
+        "core/api.py": NOISY_API,
+        "dcim/__init__.py": "",
+        "dcim/models.py": "class Device:\n    name = ''\n\n\nclass Site:\n    slug = ''\n",
+        "dcim/serializers.py": (
+            "from core.api import BaseSerializer\nfrom dcim.models import Device, Site\n\n\n"
+            "class SiteSerializer(BaseSerializer):\n    class Meta:\n        model = Site\n\n\n"
+            "class DeviceSerializer(BaseSerializer):\n    class Meta:\n        model = Device\n"
+        ),
+    })
+    r = graphguard(repo, "context", "add a field to the Device REST API serializer", "--format", "json")
+    found = paths(r)
+    assert found[0] == "dcim/serializers.py"
+    assert results(r)[0]["symbol"] == "dcim.serializers.DeviceSerializer"
+    assert "dcim/models.py" in found[:3]  # `Device`: the class `DeviceSerializer` is named after, its Meta names
+
+
+def test_a_class_the_task_writes_out_brings_the_classes_named_after_it(
+    make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]
+) -> None:
+    files = {f"noise/m{i}.py": f'def count_{i}():\n    """Add template object counts to the representation."""\n' for i in range(6)}
+    files.update({
+        "dcim/__init__.py": "",
+        "dcim/models.py": "class ModuleType:\n    name = ''\n",
+        "dcim/filtersets.py": "from dcim.models import ModuleType\n\n\nclass ModuleTypeFilterSet:\n    model = ModuleType\n",
+        "dcim/views.py": "class ModuleTypeListView:\n    pass\n\n\nclass ModuleTypeaView:\n    pass\n",
+    })
+    repo = make_repo(files)
+    found = paths(graphguard(repo, "context", "Add template object counts to ModuleType representation", "--format", "json"))
+    assert found[0] == "dcim/models.py"  # written out as an identifier: the strongest name
+    assert {"dcim/filtersets.py", "dcim/views.py"} <= set(found[:4])  # its family (`ModuleTypeaView` is not)

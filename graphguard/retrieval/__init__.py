@@ -3,7 +3,8 @@
 Pure steps:
     tokenize   code-aware words; a source file cut into per-definition documents
     expand     breadth-first over file edges, both ways, with a degree cap
-    rank       signals -> one score per file (weighted reciprocal-rank fusion, profiles, score cliff)
+    rank       signals -> one score per file (weighted reciprocal-rank fusion, profiles; past the score cliff:
+               references only); symbols named by the task's words
     budget     disclosure levels (full, signature, reference) within a token budget
     fit        the fusion weights and co-change half-life that rank a repository's past commits best
 

@@ -20,7 +20,7 @@ from graphguard.errors import GraphguardError
 from graphguard.retrieval import budget as budgeting
 from graphguard.retrieval import expand as expanding
 from graphguard.retrieval import graphdata, history, profiles, rank, source, textindex
-from graphguard.retrieval.tokenize import query_terms
+from graphguard.retrieval.tokenize import STOPWORDS, query_terms, split_identifier
 
 #: Files whose text score reaches this share of the best one are the seeds of a text task (at most MAX_TEXT_SEEDS),
 #: shown in full.
@@ -44,6 +44,12 @@ DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
 UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
+#: A symbol named by the task's words scores this times the best text hit, times its strength (rank.name_strength).
+NAME_BOOST = 1.0
+#: The classes named after a class the task names weigh this share of it, and the class it is named after this.
+FAMILY = 0.6
+NAMED_AFTER = 0.9
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 class Request(NamedTuple):
@@ -187,7 +193,8 @@ class Retriever:
             hits = textindex.search(self.db, textindex.useful_terms(self.db, terms), limit=TEXT_HITS)
             self.files.load(h.path for h in hits)
             hits = [h for h in hits if h.path in self.files]
-            text_scores = rank.file_text_scores((h.path, h.score) for h in hits)
+            hits, named = self._with_named_symbols(request.text, terms, hits)
+            text_scores = rank.with_named(rank.file_text_scores((h.path, h.score) for h in hits), named)
             seeds = rank.text_seeds(text_scores, share=SEED_SHARE, most=MAX_TEXT_SEEDS)
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
             focus = text_focus(hits, starts, {p: self.files.module(p) for p in starts})
@@ -271,6 +278,50 @@ class Retriever:
             self.files.load(co)
             out[h] = rank.top({p: v for p, v in co.items() if p in self.files}, COCHANGE_FILES)
         return out
+
+    def _with_named_symbols(self, text: str, terms: Sequence[str],
+                            hits: list[textindex.Hit]) -> tuple[list[textindex.Hit], dict[str, float]]:
+        """The text hits with the symbols whose names are made of the task's words (`DeviceSerializer` for "add a
+        field to the Device REST API serializer") first, and the files holding them with the strength of the best
+        such name (rank.with_named): BM25 scores the words one by one, and a class named by two of them ranks below
+        a file that repeats one of them often. A name several files share (`get_value`) says less, and weighs less."""
+        words = [w for w in split_identifier(" ".join(_IDENT.findall(text)).replace(" ", "_"))
+                 if w not in STOPWORDS and not w.isdigit()]
+        rows = graphdata.name_matches(self.db, rank.compound_names(words))
+        if not rows:
+            return hits, {}
+        stems = set(terms)
+        named = [(r, n) for r in rows if (n := rank.named_by(r[1], stems))]
+        self.files.load(r[0] for r, _ in named)
+        named = [(r, n) for r, n in named if r[0] in self.files]
+        if not named:
+            return hits, {}
+        top = max((h.score for h in hits), default=1.0)
+        by_name: dict[str, set[str]] = {}
+        for r, _ in named:
+            by_name.setdefault(r[1].rpartition(".")[2].lower(), set()).add(r[0])
+        written = {w.lower() for w in _IDENT.findall(text)}  # identifiers as the task writes them
+        best = {(h.path, h.qualname): h for h in hits}
+        strength: dict[str, float] = {}
+        for (path, qualname, kind, line, end), n in named:
+            name = qualname.rpartition(".")[2]
+            s = rank.name_strength(n, len(by_name[name.lower()]), name.lower() in written)
+            strength[path] = max(strength.get(path, 0.0), s)
+            prev = best.get((path, qualname))
+            if prev is None or prev.score < top * NAME_BOOST * s:
+                best[(path, qualname)] = textindex.Hit(path, qualname, kind, line, end, top * NAME_BOOST * s)
+            if kind == "class":
+                # Its family: the classes named after it (`ModuleTypeSerializer`, `ModuleTypeFilterSet`, ... of the
+                # model `ModuleType`) and the class it is named after (`Device` of `DeviceSerializer`): in a
+                # Django-style application a change to a model goes through them.
+                family = [(FAMILY, r) for r in graphdata.classes_named_after(self.db, self.files, name)]
+                family += [(NAMED_AFTER, r) for r in graphdata.classes_named(self.db, self.files, rank.name_prefixes(name))]
+                for share, (fpath, fq, fkind, fline, fend) in family:
+                    fs = share * s
+                    strength[fpath] = max(strength.get(fpath, 0.0), fs)
+                    if (fpath, fq) not in best:
+                        best[(fpath, fq)] = textindex.Hit(fpath, fq, fkind, fline, fend, top * NAME_BOOST * fs)
+        return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line)), strength
 
     def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
         """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up
@@ -357,8 +408,11 @@ class Retriever:
             if key in meta:
                 continue
             meta[key] = (c, q, s, line, end)
+            ref = f"{c.path}:{line}  {q}"
+            if c.past_cliff:  # listed, but far below the best: a reference is all it is worth
+                full = sig = ""  # the budget skips empty renderings
             items.append(budgeting.Item(key, f"{c.path}:{line}", budgeting.clamp_lines(full), budgeting.clamp_lines(sig),
-                                        f"{c.path}:{line}  {q}", is_seed=is_seed))
+                                        ref, is_seed=is_seed))
         for ch in budgeting.select(_seeds_within_half(items, request.budget), request.budget, limit):
             c, q, s, line, end = meta[ch.key]
             result.items.append(ContextItem(

@@ -313,3 +313,54 @@ def symbols_named(db: sqlite3.Connection, files: Files, qualnames: Sequence[str]
         if f is not None and q not in out:
             out[q] = Symbol(q, k, f.path, a, b, s)
     return out
+
+
+#: Symbols whose name a compound of the task's words matches: at most this many documents are read.
+NAME_HITS = 200
+
+
+def name_matches(db: sqlite3.Connection, compounds: Sequence[str], *, limit: int = NAME_HITS) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the definitions whose name (the text index's `name` column) holds one
+    of the compound tokens: a few rare tokens, so the lookup costs little whatever the repository's size."""
+    if not compounds:
+        return []
+    expression = "name : (" + " OR ".join(f'"{t}"' for t in compounds) + ")"
+    return db.execute(
+        "SELECT d.path, d.qualname, d.kind, d.line, d.end_line FROM"
+        " (SELECT rowid FROM text_fts WHERE text_fts MATCH ? LIMIT ?) m JOIN text_docs d ON d.id = m.rowid",
+        (expression, limit),
+    ).fetchall()
+
+
+#: Classes named after one class, read at most.
+FAMILY_LIMIT = 40
+
+
+def classes_named_after(db: sqlite3.Connection, files: Files, name: str, *, limit: int = FAMILY_LIMIT) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the classes whose name is `name` and a capitalised suffix
+    (`ModuleTypeSerializer`, `ModuleTypeFilterSet` for `ModuleType`): a range of the index of names."""
+    rows = db.execute(
+        "SELECT file_id, qualname, kind, line, end_line, name FROM symbols WHERE name > ? AND name < ? AND kind = 'class'"
+        " LIMIT ?",
+        (name, name + "\uffff", limit),
+    ).fetchall()
+    files.load_ids(r[0] for r in rows)
+    out = []
+    for fid, qualname, kind, line, end, full in rows:
+        row = files.by_id(fid)
+        if row is not None and full[len(name) : len(name) + 1].isupper():
+            out.append((row.path, qualname, kind, line, end))
+    return out
+
+
+def classes_named(db: sqlite3.Connection, files: Files, names: Sequence[str], *, limit: int = FAMILY_LIMIT) -> list[tuple[str, str, str, int, int]]:
+    """(path, qualname, kind, line, end_line) of the classes with one of these names."""
+    if not names:
+        return []
+    rows = db.execute(
+        f"SELECT file_id, qualname, kind, line, end_line FROM symbols WHERE name IN ({_marks(len(names))}) AND kind = 'class'"
+        " LIMIT ?",
+        (*names, limit),
+    ).fetchall()
+    files.load_ids(r[0] for r in rows)
+    return [(row.path, q, k, a, b) for fid, q, k, a, b in rows if (row := files.by_id(fid)) is not None]

@@ -20,16 +20,23 @@ on the evaluation's four projects this lifted recall@10 of the seeded task by
 (bench/retrieval_eval.py; README "Retrieval for agents").
 
 Profiles are chosen by the caller (`--profile`), never guessed from the task's
-words. Ranking stops at a score cliff: a candidate far below the best one.
+words. Nothing is cut: every candidate with a score is ranked (the caller's
+limit decides how many are returned); the score cliff marks the candidates far
+below the best one, which the budget shows as references only.
 """
 
 from __future__ import annotations
 
+import math
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
+
+from graphguard.retrieval.tokenize import STOPWORDS, split_identifier
+from graphguard.retrieval.tokenize import stem as stem_word
 
 SIGNALS = ("text", "graph", "cochange", "recency", "frequency", "test")
 
@@ -68,7 +75,7 @@ AUTO = "auto"
 FITTED = "fitted"
 CHOICES = (AUTO, FITTED, *PROFILES)
 
-#: Candidates scoring below this share of the best one are cut off.
+#: Candidates scoring below this share of the best one are past the cliff: listed, but disclosed by reference only.
 CLIFF = 0.1
 
 
@@ -82,6 +89,7 @@ class Candidate:
     is_seed: bool = False
     pinned: bool = False  # a seed the caller named: listed first whatever its score
     score: float = 0.0
+    past_cliff: bool = False  # far below the best candidate: shown by reference only
 
 
 def _value(c: Candidate, signal: str, profile: Profile) -> float:
@@ -110,8 +118,9 @@ def fuse(candidates: Iterable[Candidate], profile: Profile, *, k: int = K) -> di
 
 
 def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float = CLIFF) -> list[Candidate]:
-    """Pinned seeds first (score 1), then the rest by score, path as the tie-break, cut at the cliff (other seeds
-    are kept whatever their score)."""
+    """Pinned seeds first (score 1), then the rest by score, path as the tie-break. Every candidate with a score is
+    kept (an early cut lost relevant files the caller's limit had room for: about 12 results came back where the
+    baselines rank 20); those below `cliff` times the best are marked past the cliff (seeds never are)."""
     pinned = sorted((c for c in candidates.values() if c.pinned), key=lambda c: c.path)
     rest = [c for c in candidates.values() if not c.pinned]
     for c in pinned:
@@ -120,7 +129,9 @@ def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float 
         candidates[path].score = round(s, 4)
     rest.sort(key=lambda c: (-c.score, not c.is_seed, c.path))
     best = rest[0].score if rest else 0.0
-    kept = [c for c in rest if c.is_seed or (c.score > 0 and c.score >= cliff * best)]
+    kept = [c for c in rest if c.is_seed or c.score > 0]
+    for c in kept:
+        c.past_cliff = not c.is_seed and c.score < cliff * best
     return pinned + kept
 
 
@@ -138,6 +149,23 @@ def file_text_scores(hits: Iterable[tuple[str, float]], *, also: float = 0.3) ->
         raw[path] = scores[0] + also * sum(scores[1:3])
     top = max(raw.values(), default=0.0)
     return {p: v / top for p, v in raw.items()} if top > 0 else {}
+
+
+#: A file holding a symbol named by the task (strength 1: two words, no other file has the name) scores this much
+#: above the best text match before the scores are made relative again.
+NAMED_OVER_BEST = 1.05
+
+
+def with_named(text_scores: Mapping[str, float], named: Mapping[str, float]) -> dict[str, float]:
+    """Text scores where a file holding a symbol named by the task's words scores NAMED_OVER_BEST times its
+    strength (or its own score if higher), relative to the best again (so in [0, 1])."""
+    if not named:
+        return dict(text_scores)
+    out = dict(text_scores)
+    for path, s in named.items():
+        out[path] = max(out.get(path, 0.0), NAMED_OVER_BEST * s)
+    top = max(out.values())
+    return {p: v / top for p, v in out.items()}
 
 
 def text_seeds(text_scores: Mapping[str, float], *, share: float, most: int) -> dict[str, float]:
@@ -184,3 +212,65 @@ def tests_named_after(seeds: Sequence[str], tests: Iterable[str]) -> dict[str, f
             elif len(stem) >= 4 and stem in core.split("_") and out.get(t, 0.0) < 0.7:
                 out[t] = 0.7
     return out
+
+
+# --- symbols named by the task's words ----------------------------------------------------------
+
+#: Task words combined into compound names: the first this many distinct words.
+NAME_WORDS = 12
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def compound_names(words: Sequence[str], *, most: int = NAME_WORDS) -> list[str]:
+    """The joined index tokens of the names two or three of the task's words make, in either order for two
+    (`DeviceSerializer` for "the serializer of devices") and in the task's order for three; a word before another
+    may be singular (`devices` + `serializer` -> `deviceserializer`). `words` are lowercase and unstemmed."""
+    ws = list(dict.fromkeys(words))[:most]
+    out: dict[str, None] = {}
+    for i, a in enumerate(ws):
+        for j, b in enumerate(ws):
+            if i == j:
+                continue
+            for a1 in {a, _singular(a)}:
+                out.setdefault(stem_word(a1 + b), None)
+                if i < j:
+                    for c in ws[j + 1 :]:
+                        for b1 in {b, _singular(b)}:
+                            out.setdefault(stem_word(a1 + b1 + c), None)
+    return list(out)
+
+
+#: A name the task writes as an identifier (`ModuleType`, `parse_cookie`) counts this much more than one put
+#: together from its words.
+WRITTEN = 1.5
+
+
+def name_strength(words: int, files: int, written: bool) -> float:
+    """How strongly a symbol named by the task's words (rank.named_by) points at its file: more words, more; a name
+    several files share, less; a name the task writes out as an identifier, more."""
+    return (1 + 0.1 * (words - 2)) * (WRITTEN if written else 1.0) / math.sqrt(max(1, files))
+
+
+def name_prefixes(name: str) -> list[str]:
+    """The shorter CamelCase names a class name starts with: `ModuleTypeSerializer` -> `Module`, `ModuleType`."""
+    starts = [m.start() for m in _CAMEL_WORD.finditer(name)]
+    return [name[:i] for i in starts[1:]]
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]+")
+
+
+def named_by(qualname: str, task_stems: set[str]) -> int:
+    """How many words the symbol's own name has when every one of them is a word of the task (0 otherwise, and for
+    a name of one word: one shared word says little)."""
+    words = [stem_word(w) for w in split_identifier(qualname.rpartition(".")[2]) if w not in STOPWORDS and not w.isdigit()]
+    return len(words) if len(words) >= 2 and all(w in task_stems for w in words) else 0
