@@ -401,6 +401,9 @@ def mean_table(results: Sequence[dict[str, object]]) -> str:
             ("seeded:imports", "r10"), ("seeded:graphguard", "r20"), ("seeded:cochange", "r20"), ("seeded:imports", "r20")]
     head = ["text r@10 gg", "BM25", "text r@20 gg", "BM25", "text MRR gg", "BM25",
             "seeded r@10 gg", "co-change", "imports", "seeded r@20 gg", "co-change", "imports"]
+    if all("text:compare" in r["methods"] for r in results):  # type: ignore[operator]
+        cols += [("text:compare", "r10"), ("text:compare", "r20"), ("seeded:compare", "r10")]
+        head += ["text r@10 fitted", "text r@20 fitted", "seeded r@10 fitted"]
     lines = ["| project | commits | " + " | ".join(head) + " | text gg/BM25 @10 | seeded gg/best @10 |",
              "|---|---:|" + "---:|" * (len(head) + 2)]
     sums: list[list[float]] = [[] for _ in cols]
