@@ -108,7 +108,8 @@ def _score_case(p: _Prepared, weights: Mapping[str, float], half_life: float, cl
             if v:
                 scores[i] += w * v
     best = max(scores, default=0.0)
-    # rank.rank's order and cliff: by score, seeds before others at equal score, then by path.
+    # rank.rank's order: by score, seeds before others at equal score, then by path. The cliff (0 by default: ranking
+    # no longer cuts at rank.CLIFF, which only marks disclosure) is kept for measuring a cut ranking.
     kept = [(-round(s, 4), p.paths[i] not in p.seeds, p.paths[i]) for i, s in enumerate(scores)
             if p.paths[i] in p.seeds or (s > 0 and s >= cliff * best)]
     top = [t[2] for t in heapq.nsmallest(max(AT), kept)]
@@ -131,7 +132,7 @@ def _evaluate(prepared: Sequence[_Prepared], weights: Mapping[str, float], half_
     return Scores(r10, r20, mrr, len(prepared))
 
 
-def evaluate(cases: Sequence[Case], profile: rank.Profile, *, cliff: float = rank.CLIFF) -> dict[str, Scores]:
+def evaluate(cases: Sequence[Case], profile: rank.Profile, *, cliff: float = 0.0) -> dict[str, Scores]:
     """Per task and over both ("all"): the profile's recall@10, recall@20 and MRR on these cases."""
     prepared = [_prepare(c, profile) for c in cases]
     out = {t.value: _evaluate([p for p in prepared if p.task is t], profile.weights, profile.half_life, cliff)
@@ -147,7 +148,7 @@ class Search(NamedTuple):
     trials: int
 
 
-def search(cases: Sequence[Case], start: rank.Profile, *, cliff: float = rank.CLIFF, seconds: float = 20.0,
+def search(cases: Sequence[Case], start: rank.Profile, *, cliff: float = 0.0, seconds: float = 20.0,
            clock: Callable[[], float] = time.monotonic) -> Search:
     """Coordinate ascent from `start`: the weights and half-life with the best (recall@10, recall@20, MRR) on the
     cases. Stops after ROUNDS rounds, or when a round changes nothing, or at `seconds`."""
@@ -198,7 +199,7 @@ def blend(start: Mapping[str, float], found: Mapping[str, float], share: float) 
     return {s: round((1 - share) * start.get(s, 0.0) / total_s + share * found.get(s, 0.0) / total_f, 4) for s in rank.SIGNALS}
 
 
-def fit_weights(cases: Sequence[Case], start: rank.Profile, *, cliff: float = rank.CLIFF, seconds: float = 20.0,
+def fit_weights(cases: Sequence[Case], start: rank.Profile, *, cliff: float = 0.0, seconds: float = 20.0,
                 clock: Callable[[], float] = time.monotonic) -> tuple[Search, float]:
     """The search, shrunk toward `start` by as much as an inner hold-out asks: search the older two thirds of the
     cases, choose the blend with `start` that does best on the newer third (the least shift on a tie), then
