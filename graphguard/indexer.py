@@ -11,7 +11,6 @@ import contextlib
 import gc
 import json
 import os
-import posixpath
 import re
 import shutil
 import sqlite3
@@ -27,6 +26,7 @@ from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.model import DefKind, FileFacts, IndexResult
 from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
+from graphguard.modules import names_of as module_names  # the indexer has a names_of of its own
 from graphguard.resolve import (
     EVERY_NAME,
     FileResolution,
@@ -1119,20 +1119,7 @@ def _in_map(m: ModuleMap, path: str) -> bool:
 
 def _names_in(m: ModuleMap, path: str) -> list[str]:
     """Every name `path` is importable under in `m`: as ModuleMap.build names it, from each root above it."""
-    stem = path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")]
-    if posixpath.basename(stem) == "__init__":
-        stem = posixpath.dirname(stem)
-    parts = path.split("/")[:-1]
-    roots = set(m.roots)
-    names = []
-    for root in ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if "/".join(parts[:i]) in roots] + [""]:
-        rel = stem[len(root) + 1 :] if root else stem
-        if not rel:
-            if root:
-                continue
-            rel = "__init__"
-        names.append(rel.replace("/", "."))
-    return names
+    return module_names(path, set(m.roots))
 
 
 def _decode(raw: str) -> FileFacts | None:
