@@ -102,7 +102,7 @@ class Changes(NamedTuple):
     old: dict[str, git.TreeEntry]
     new: dict[str, git.TreeEntry]
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
-    excluded: list[str] = []  # changed Python files that `exclude` leaves out of the check
+    excluded: tuple[str, ...] = ()  # changed Python files that `exclude` leaves out of the check, sorted
 
 
 def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
@@ -121,7 +121,7 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     checked = {c.path for c in raw}
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
                    {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
-                   sorted({c.path for c in python} - checked))
+                   tuple(sorted({c.path for c in python} - checked)))
 
 
 def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,
