@@ -116,12 +116,11 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
     python = [c for c in listed if is_python(c.path)]
     raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
+    excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
     if proposals is not None:
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
-    checked = {c.path for c in raw}
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
-                   tuple(sorted({c.path for c in python} - checked)))
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"), excluded)
 
 
 def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,
