@@ -483,3 +483,19 @@ def test_every_changed_file_excluded_says_nothing_was_checked(make_repo: Callabl
 def test_an_excluded_file_beside_a_checked_one_is_not_a_warning(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     _, js = _staged_check(make_repo, graphguard, 'exclude = ["pkg/vendor/**"]\n', {**BREAK_F, "pkg/vendor/lib.py": "def v(x):\n    return 0\n"})
     assert js.code == 1 and js.json["warnings"] == []
+
+
+def test_what_was_left_out_names_the_patterns_and_counts_the_definitions() -> None:
+    from graphguard.check import leftout
+
+    c = Config(generated=("!keep.py", "**", "docs/**"), source="pyproject.toml [tool.graphguard]")
+    (w,) = leftout.generated_uses(c, {f"m.f{i}": ["a.py", "b/c.py"] for i in range(5)})
+    assert (w.path, w.message) == ("pyproject.toml", 'generated = ["**"] covers every use of m.f0, m.f1, m.f2 (+2 more) (2 files):'
+                                                     " no caller was checked")
+    assert leftout.generated_uses(c, {}) == [] and leftout.generated_changes(Config(), ["a.py"]) == []
+    # The patterns that match by themselves are named (no file read: "configuration"); when none does, all of them.
+    (w,) = leftout.excluded_changes(Config(exclude=("a/**", "!a/keep.py", "b/**")), ["a/x.py"], [])
+    assert (w.path, w.message) == ("configuration", 'exclude = ["a/**"] covers every changed Python file (1): none was checked')
+    (w,) = leftout.excluded_changes(Config(exclude=("!b.py",)), ["a.py"], [])
+    assert w.message.startswith('exclude = ["!b.py"] covers')
+    assert leftout.excluded_changes(Config(exclude=("a/**",)), ["a/x.py"], ["b.py"]) == []
