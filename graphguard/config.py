@@ -6,6 +6,7 @@ Every field error is reported at once, in one line naming the keys.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass, fields
@@ -14,7 +15,7 @@ from typing import Any
 
 from graphguard import output
 from graphguard.errors import GraphguardError
-from graphguard.result import block_on_values
+from graphguard.result import FileWarning, block_on_values
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,6 +74,7 @@ class Config:
     public_api: tuple[str, ...] = ()  # packages whose names have callers outside the repository
     fail_on_unknown: bool = False
     source: str = ""  # where it was read from
+    warnings: tuple[FileWarning, ...] = ()  # what was not read and why (a broken pyproject.toml): for the reports
 
     @cached_property
     def is_excluded(self) -> Globs:
@@ -95,14 +97,21 @@ class Config:
 
 
 _LISTS = {"block_on", "exclude", "generated", "tests", "public_api"}
-_KEYS = {f.name.replace("_", "-") for f in fields(Config) if f.name != "source"} | {f.name for f in fields(Config) if f.name != "source"}
+_NAMES = sorted(f.name for f in fields(Config) if f.name not in ("source", "warnings"))
+_KEYS = {n.replace("_", "-") for n in _NAMES} | set(_NAMES)
 
 
 def parse(table: dict[str, Any], source: str) -> Config:
     errors: list[str] = []
     values: dict[str, Any] = {}
+    spelt: dict[str, str] = {}  # normalised name -> the key that set it
     for key, value in table.items():
         name = key.replace("-", "_")
+        if name in spelt:
+            # TOML sees two keys; either winning silently would drop what the other says.
+            errors.append(f"'{spelt[name]}' and '{key}' are the same key: keep one")
+            continue
+        spelt[name] = key
         if key not in _KEYS:
             errors.append(f"unknown key '{key}'" + _did_you_mean(key))
         elif name in _LISTS:
@@ -124,9 +133,8 @@ def parse(table: dict[str, Any], source: str) -> Config:
 def _did_you_mean(key: str) -> str:
     import difflib  # only on this error path
 
-    names = sorted(f.name for f in fields(Config) if f.name != "source")
-    close = difflib.get_close_matches(key.replace("-", "_"), names, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(names)})"
+    close = difflib.get_close_matches(key.replace("-", "_"), _NAMES, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(_NAMES)})"
 
 
 def _own_table(data: dict[str, Any], name: str) -> tuple[dict[str, Any], str]:
@@ -161,7 +169,11 @@ def _unknown_block_on(key: str, values: list[str]) -> list[str]:
 
 def load(root: str) -> Config:
     """The repository's configuration: `.graphguard.toml` (its top level or its `[tool.graphguard]`),
-    else `[tool.graphguard]` in pyproject.toml."""
+    else `[tool.graphguard]` in pyproject.toml.
+
+    A `.graphguard.toml` that is not valid TOML is an error; a pyproject.toml that is not is a
+    warning carried by the Config (the defaults apply): it is everyone's file, and a broken one
+    must not stop a commit, nor drop our table without a word."""
     for name in (".graphguard.toml", "pyproject.toml"):
         raw = _read_config_file(root, name)
         if raw is None:
@@ -169,10 +181,11 @@ def load(root: str) -> Config:
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            where = _decode_error(raw, e)
             if name == "pyproject.toml":
-                # Someone else's broken file must not stop a commit; ours must be right.
-                continue
-            raise GraphguardError(f"{name}: not valid TOML: {str(e).splitlines()[0]}") from None
+                return Config(warnings=(FileWarning(name, f"not valid TOML ({where}): [tool.graphguard] not read;"
+                                                          " the defaults apply"),))
+            raise GraphguardError(f"{name}: not valid TOML ({where})") from None
         if name == ".graphguard.toml":
             return parse(*_own_table(data, name))
         tool = data.get("tool", {})
@@ -185,6 +198,29 @@ def load(root: str) -> Config:
             raise GraphguardError(f"{name}: [tool.graphguard] must be a table")
         return parse(table, f"{name} [tool.graphguard]")
     return Config()
+
+
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$|\s*\(at end of document\)$")
+
+
+NEWLINE = b"\n"
+
+
+def _decode_error(raw: bytes, e: tomllib.TOMLDecodeError | UnicodeDecodeError) -> str:
+    """Where and what: "line 3, column 7: Expected ']' at the end of an array declaration"."""
+    if isinstance(e, UnicodeDecodeError):
+        line = raw[:e.start].count(NEWLINE) + 1
+        return f"line {line}: not UTF-8"
+    # Python 3.14 gives the position as attributes; before, only inside the message.
+    first = str(e).splitlines()[0] if str(e) else "invalid"
+    lineno, colno = getattr(e, "lineno", None), getattr(e, "colno", None)
+    at = _AT.search(first)
+    message = getattr(e, "msg", None) or (first[:at.start()] if at else first)
+    if lineno is None and at is not None and at.group(1):
+        lineno, colno = int(at.group(1)), int(at.group(2))
+    if lineno is None:
+        return f"line {raw.count(NEWLINE) + 1}, the end of the file: {message}"
+    return f"line {lineno}" + (f", column {colno}" if colno else "") + f": {message}"
 
 
 def _read_config_file(root: str, name: str) -> bytes | None:

@@ -25,7 +25,7 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.model import DefKind, FileFacts, IndexResult
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
+from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, importable_spelling, is_python
 from graphguard.modules import names_of as module_names  # the indexer has a names_of of its own
 from graphguard.resolve import (
     EVERY_NAME,
@@ -311,6 +311,9 @@ class Indexer:
                 shown = e.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 warnings.append((shown, "file name is not valid UTF-8; not indexed"))
                 continue
+            if not importable_spelling(e.path):
+                warnings.append((e.path, (f"file name not in NFKC form ({e.path!a}): Python NFKC-normalises the names"
+                                          " of an import, so no import statement finds this file")))
             if e.mode == git.MODE_SYMLINK:
                 warnings.append((e.path, "symlink; not followed"))
             elif e.mode == git.MODE_SUBMODULE:

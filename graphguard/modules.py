@@ -28,6 +28,18 @@ def is_python(path: str) -> bool:
     return path.endswith((".py", ".pyi"))
 
 
+def importable_spelling(path: str) -> bool:
+    """Is the path spelt as an import statement can name it? Python NFKC-normalises the names in the
+    source (`import café` typed with a combining accent is `café`), while the file system compares
+    bytes: a file whose name is not in NFKC form (café.py decomposed, as macOS writes it) is never
+    the file an import finds. It keeps its own module name, which no resolved import can reach."""
+    if path.isascii():
+        return True
+    import unicodedata  # only for a name that is not ASCII
+
+    return unicodedata.is_normalized("NFKC", path)
+
+
 def _strip_suffix(path: str) -> str:
     return path[: -len(".pyi")] if path.endswith(".pyi") else path[: -len(".py")]
 

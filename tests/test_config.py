@@ -194,7 +194,70 @@ def test_graphguard_table_that_is_not_a_table(tmp_path: Path) -> None:
 
 def test_someone_elses_broken_pyproject_does_not_stop_graphguard(tmp_path: Path) -> None:
     write(tmp_path, {"pyproject.toml": "[project\nname = \n"})
-    assert fields(load(str(tmp_path))) == fields(Config())
+    c = load(str(tmp_path))
+    assert fields(c) == fields(Config())
+    assert [(w.path, w.message) for w in c.warnings] == [
+        ("pyproject.toml", "not valid TOML (line 1, column 9: Expected ']' at the end of a table declaration):"
+                           " [tool.graphguard] not read; the defaults apply")]
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_warning_naming_the_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(b"[project]\nname = 'x'\n\n[tool.graphguard]\nexclude = ['caf\xe9/**']\n")
+    (w,) = load(str(tmp_path)).warnings
+    assert w.message.startswith("not valid TOML (line 5: not UTF-8)")
+
+
+def test_the_position_of_a_toml_error_is_read_from_python_3_14s_attributes(tmp_path: Path) -> None:
+    import tomllib
+
+    from graphguard.config import _decode_error
+
+    class Positioned(tomllib.TOMLDecodeError):  # 3.14: msg, lineno, colno; the message no longer ends "(at line ...)"
+        msg, lineno, colno = "Unclosed array", 7, 3
+
+    assert _decode_error(b"", Positioned("Unclosed array")) == "line 7, column 3: Unclosed array"
+    assert _decode_error(b"a = [\n", tomllib.TOMLDecodeError("Invalid value (at end of document)")) == (
+        "line 2, the end of the file: Invalid value")
+
+
+def test_a_broken_graphguard_toml_stays_an_error_beside_a_broken_pyproject(tmp_path: Path) -> None:
+    message = _error(tmp_path, {".graphguard.toml": "exclude = [\n", "pyproject.toml": "[project\n"})
+    assert message.startswith(".graphguard.toml: not valid TOML (line 2")
+
+
+def test_a_valid_graphguard_toml_is_read_whatever_pyproject_holds(tmp_path: Path) -> None:
+    write(tmp_path, {".graphguard.toml": 'exclude = ["a/**"]\n', "pyproject.toml": "[project\n"})
+    c = load(str(tmp_path))
+    assert c.exclude == ("a/**",) and c.warnings == ()
+
+
+@pytest.mark.parametrize(("first", "second"), [("block_on", "block-on"), ("public-api", "public_api"), ("fail_on_unknown", "fail-on-unknown")])
+@pytest.mark.parametrize("where", [".graphguard.toml", "pyproject.toml"])
+def test_two_spellings_of_one_key_are_an_error_naming_both(tmp_path: Path, first: str, second: str, where: str) -> None:
+    value = "true" if "fail" in first else '["removed"]'
+    text = f"{first} = {value}\n{second} = {value}\n"
+    message = _error(tmp_path, {where: ("[tool.graphguard]\n" if where == "pyproject.toml" else "") + text})
+    assert message.startswith(where)
+    assert f"'{first}' and '{second}' are the same key: keep one" in message
+
+
+def test_broken_pyproject_is_a_warning_in_the_check_and_stats(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # Its [tool.graphguard] would have accepted nothing more; the defaults apply and say so.
+    repo = make_repo({**PROJECT, "pyproject.toml": "[project]\nname = 'x'\n\n[tool.graphguard]\nblock_on = ['removed'\ntests = []\n"})
+    repo.write({"pkg/core.py": "def f(a, b):\n    return a\n"})
+    repo.git("add", "-A")
+    said = "not valid TOML (line 6, column 1: Unclosed array): [tool.graphguard] not read; the defaults apply"
+    r = graphguard(repo, "check", "--staged", "--format", "json")
+    assert r.code == 1, r.err  # the check ran, with the defaults: the broken callers block
+    assert r.json["warnings"] == [{"path": "pyproject.toml", "message": said}]
+    r = graphguard(repo, "check", "--staged")
+    assert f"warning: pyproject.toml: {said}" in r.out.splitlines()
+    r = graphguard(repo, "stats", "--format", "json")
+    assert r.code == 0, r.err
+    assert r.json["config_warnings"] == [{"path": "pyproject.toml", "message": said}]
+    assert r.json["test_files"] == 1  # the default test globs
+    r = graphguard(repo, "stats")
+    assert f"  warning pyproject.toml: {said}" in r.out.splitlines()
 
 
 @pytest.mark.parametrize(
@@ -367,3 +430,72 @@ def test_the_default_test_globs_match_as_pathspec_does(parts: list[str]) -> None
     path = "/".join(parts)
     spec = pathspec.GitIgnoreSpec.from_lines([_anchored(p) for p in DEFAULT_TESTS])
     assert Config().is_test(path) == spec.match_file(path), path
+
+
+# --- what the patterns left out -----------------------------------------------------------------
+
+BREAK_F = {"pkg/core.py": "def f(a, b):\n    return a\n"}  # gen/api_pb2.py, checks/ and tests/ call f(1)
+
+
+def _staged_check(make_repo: Callable[..., GitRepo], graphguard: Run, config: str, change: dict[str, str]) -> tuple[Result, Result]:
+    repo = make_repo({**PROJECT, ".graphguard.toml": config})
+    repo.write(change)
+    repo.git("add", "-A")
+    return graphguard(repo, "check", "--staged"), graphguard(repo, "check", "--staged", "--format", "json")
+
+
+def test_generated_everything_says_no_caller_was_checked(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    text, js = _staged_check(make_repo, graphguard, 'generated = ["**"]\n', BREAK_F)
+    assert js.code == 0, js.err
+    assert [w["message"] for w in js.json["warnings"]] == [
+        'generated = ["**"] covers every changed Python file (1): calls written in them are not checked',
+        'generated = ["**"] covers every use of pkg.core.f (3 files): no caller was checked',
+    ]
+    assert {w["path"] for w in js.json["warnings"]} == {".graphguard.toml"}
+    summary = text.out.splitlines()[-1]
+    assert summary == "graphguard: pass: 1 interface change, no caller checked (staged changes against HEAD)"
+    assert "bind" not in summary
+
+
+def test_generated_callers_name_the_pattern_that_covers_them(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    config = 'generated = ["gen/**", "checks/**", "tests/**", "docs/**"]\n'
+    text, js = _staged_check(make_repo, graphguard, config, BREAK_F)
+    assert [w["message"] for w in js.json["warnings"]] == [
+        'generated = ["gen/**", "checks/**", "tests/**"] covers every use of pkg.core.f (3 files): no caller was checked']
+    assert text.out.splitlines()[-1].endswith("no caller checked (staged changes against HEAD)")
+
+
+def test_a_caller_left_is_checked_and_nothing_is_said(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    text, js = _staged_check(make_repo, graphguard, 'generated = ["gen/**"]\n', BREAK_F)
+    assert js.code == 1 and js.json["warnings"] == []
+    assert "BLOCK" in text.out.splitlines()[-1]
+
+
+@pytest.mark.parametrize("patterns", ['["**"]', '["pkg/**"]'])
+def test_every_changed_file_excluded_says_nothing_was_checked(make_repo: Callable[..., GitRepo], graphguard: Run, patterns: str) -> None:
+    text, js = _staged_check(make_repo, graphguard, f"exclude = {patterns}\n", BREAK_F)
+    assert js.code == 0, js.err
+    said = f"exclude = {patterns} covers every changed Python file (1): none was checked"
+    assert js.json["warnings"] == [{"path": ".graphguard.toml", "message": said}]
+    assert f"warning: .graphguard.toml: {said}" in text.out.splitlines()
+
+
+def test_an_excluded_file_beside_a_checked_one_is_not_a_warning(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    _, js = _staged_check(make_repo, graphguard, 'exclude = ["pkg/vendor/**"]\n', {**BREAK_F, "pkg/vendor/lib.py": "def v(x):\n    return 0\n"})
+    assert js.code == 1 and js.json["warnings"] == []
+
+
+def test_what_was_left_out_names_the_patterns_and_counts_the_definitions() -> None:
+    from graphguard.check import leftout
+
+    c = Config(generated=("!keep.py", "**", "docs/**"), source="pyproject.toml [tool.graphguard]")
+    (w,) = leftout.generated_uses(c, {f"m.f{i}": ["a.py", "b/c.py"] for i in range(5)})
+    assert (w.path, w.message) == ("pyproject.toml", 'generated = ["**"] covers every use of m.f0, m.f1, m.f2 (+2 more) (2 files):'
+                                                     " no caller was checked")
+    assert leftout.generated_uses(c, {}) == [] and leftout.generated_changes(Config(), ["a.py"]) == []
+    # The patterns that match by themselves are named (no file read: "configuration"); when none does, all of them.
+    (w,) = leftout.excluded_changes(Config(exclude=("a/**", "!a/keep.py", "b/**")), ["a/x.py"], [])
+    assert (w.path, w.message) == ("configuration", 'exclude = ["a/**"] covers every changed Python file (1): none was checked')
+    (w,) = leftout.excluded_changes(Config(exclude=("!b.py",)), ["a.py"], [])
+    assert w.message.startswith('exclude = ["!b.py"] covers')
+    assert leftout.excluded_changes(Config(exclude=("a/**",)), ["a/x.py"], ["b.py"]) == []

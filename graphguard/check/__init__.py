@@ -7,6 +7,7 @@
     interface.find        syntax errors, lost re-exports, signatures of changed headers -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
     uses.once             each site under one change only (a class and its base's __init__)
+    leftout.*             what `exclude` and `generated` left unchecked (every changed file, every use) -> warnings
     calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact
     decide.decide         each use bound to the new signature               -> SymbolImpact
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
@@ -27,7 +28,7 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, overlay, proposed, revisions, scan, tests_to_run, uses
+from graphguard.check import calls, decide, interface, leftout, overlay, proposed, revisions, scan, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -86,7 +87,7 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
              proposals: proposed.Proposals | None = None) -> CheckResult:
     """The old side against the new, and during a merge against each other parent too."""
     root = repo.root
-    result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes,
+    result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
     stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
@@ -119,12 +120,13 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisio
            proposals: proposed.Proposals | None = None) -> Findings:
     """One comparison, stage by stage."""
     if not diff.paths:
-        return Findings([], [])
+        return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     sides = revisions.read_sides(repo.root, old_rev, new_rev, diff, proposals)
     over = overlay.build(repo, sides, cache_facts=proposals is None)
     found = interface.find(over, config)
     changes = list(found.impacts)
-    gathered = uses.once([uses.gather(over, config, ic) for ic in found.changes])
+    every = [uses.gather(over, config, ic) for ic in found.changes]
+    gathered = uses.once([g.uses for g in every])
     for ic, its_uses in zip(found.changes, gathered, strict=True):
         entry = decide.decide(over, config, ic, its_uses)
         if entry is not None:
@@ -134,4 +136,6 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisio
     changes = tests_to_run.attach(over.graph, config, changes)
     if found.changes or new_calls:  # output order: by place (the findings above come in the order they are looked for)
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
-    return Findings(changes, sides.warnings + found.warnings)
+    left_out = {ic.qualname: g.generated for ic, g in zip(found.changes, every, strict=True) if g.generated and not g.uses}
+    said = leftout.generated_changes(config, diff.paths) + leftout.generated_uses(config, left_out)
+    return Findings(changes, sides.warnings + found.warnings + said)

@@ -102,6 +102,7 @@ class Changes(NamedTuple):
     old: dict[str, git.TreeEntry]
     new: dict[str, git.TreeEntry]
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
+    excluded: tuple[str, ...] = ()  # changed Python files that `exclude` leaves out of the check, sorted
 
 
 def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
@@ -113,11 +114,13 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
     new = git.WORKTREE if new_rev == PROPOSED else new_rev
     listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
-    raw = [c for c in listed if is_python(c.path) and not config.is_excluded(c.path)]
+    python = [c for c in listed if is_python(c.path)]
+    raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
+    excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
     if proposals is not None:
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"))
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"), excluded)
 
 
 def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,

@@ -13,7 +13,7 @@ and whether it reaches the new definition.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
@@ -30,7 +30,12 @@ _Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
 _Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)
 
 
-def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]:
+class Gathered(NamedTuple):
+    uses: list[Found]
+    generated: list[str]  # the files of the uses left out as generated (sorted, each once)
+
+
+def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
     """The uses of one changed definition, each once; generated files are walked through but left out."""
     qual, new_q = ic.qualname, ic.new_qualname
     found: dict[_Key, Found] = {}
@@ -52,8 +57,9 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> list[Found]
                     _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
-    uses = [f for f in found.values() if not config.is_generated(f.path)]
-    return [on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses
+    uses = [f for f in found.values() if not config.is_generated(f.path)] if config.generated else list(found.values())
+    generated = sorted({f.path for f in found.values()} - {f.path for f in uses})
+    return Gathered([on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses, generated)
 
 
 def once(gathered: list[list[Found]]) -> list[list[Found]]:

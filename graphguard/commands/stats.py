@@ -63,6 +63,8 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
         lines.append(f"  unresolved import {u['path']}:{u['line']} {u['module']}")
     if len(imp["unresolved_list"]) > 50:
         lines.append(f"  ... {len(imp['unresolved_list']) - 50} more (--format json lists all)")
+    for w in s["config_warnings"]:
+        lines.append(f"  warning {w['path']}: {w['message']}")
     for path, message in graph.warnings()[:20]:
         lines.append(f"  warning {path}: {message}")
     output.write("\n".join(lines))

@@ -277,6 +277,20 @@ def _first_error_line(root: Any) -> int:
 
 
 def _text(node: Any) -> str:
+    """A node's source text, its names as Python reads them: NFKC-normalised (PEP 3131), so `import café`
+    written with a combining accent names the module `café` (and its file café.py in NFC), as CPython's
+    parser has it. String contents are read with _literal instead."""
+    text: bytes = node.text
+    decoded = text.decode("utf-8", "replace")
+    if text.isascii():
+        return decoded
+    import unicodedata  # only for a text that is not ASCII
+
+    return unicodedata.normalize("NFKC", decoded)
+
+
+def _literal(node: Any) -> str:
+    """A string's content as written (Python does not normalise strings)."""
     text: bytes = node.text
     return text.decode("utf-8", "replace")
 
@@ -503,7 +517,7 @@ class _Extractor:
         # argument list's offset: cheaper than visiting every argument from Python.
         keywords_at: dict[int, list[str]] = {}
         for m in self.m["kw"]:
-            keywords_at.setdefault(m["args"].start_byte, []).append(m["kw"].text.decode("utf-8", "replace"))
+            keywords_at.setdefault(m["args"].start_byte, []).append(_text(m["kw"]))
         splats_at: dict[int, list[str]] = {}
         for m in self.m["splat"]:
             splats_at.setdefault(m["args"].start_byte, []).append(m["splat"].type)
@@ -565,7 +579,8 @@ class _Extractor:
         # `mod.attr` read without a call, on a name this file imports.
         imported = {name.encode() for name in imported_names}
         for m in self.m["attr"]:
-            if m["root"].text in imported:
+            root: bytes = m["root"].text
+            if root in imported or (not root.isascii() and _text(m["root"]) in imported_names):
                 r = ref(m["ref"], RefKind.ATTRIBUTE)
                 if r:
                     yield r
@@ -678,5 +693,5 @@ def _string_list(node: Any, previous: tuple[str, ...] | None) -> tuple[str, ...]
         content = [c for c in item.named_children if c.type == "string_content"]
         if len(content) > 1:
             return previous
-        names.append(_text(content[0]) if content else "")
+        names.append(_literal(content[0]) if content else "")
     return tuple(names)

@@ -92,7 +92,8 @@ def _summary(result: CheckResult) -> str:
     elif broken:
         head = f"✅ **graphguard: pass**: {_plural(broken, 'broken caller')} accepted by `graphguard: ignore`"
     else:
-        head = "✅ **graphguard: pass**: all callers bind" if not unknown else "⚠️ **graphguard: pass**: no broken caller"
+        callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
+        head = f"✅ **graphguard: pass**: {callers}" if not unknown else "⚠️ **graphguard: pass**: no broken caller"
     tail = f", {unknown} unknown" if unknown else ""
     return f"{head}{tail}; {changed} ({_what(result)})"
 

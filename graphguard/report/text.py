@@ -110,7 +110,9 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
     elif broken:
         summary = c("green", "graphguard: pass") + f": {broken} broken caller{'s' * (broken != 1)} accepted by `graphguard: ignore` ({what})"
     elif result.changes:
-        summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, all callers bind ({what})"
+        # With no caller at all (none in the repository, or all left out as generated) none was seen to bind.
+        callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
+        summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, {callers} ({what})"
     else:
         summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed)"
     if unknown:
