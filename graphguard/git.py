@@ -332,3 +332,16 @@ def unmerged_paths(root: str) -> list[str]:
         if rec:
             paths.add(rec.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
     return sorted(paths)
+
+
+def remote_default(root: str, remote: str) -> str | None:
+    """The remote's default branch as this clone knows it (`refs/remotes/<remote>/HEAD`), else its main or master."""
+    for ref in (f"refs/remotes/{remote}/HEAD", f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/master"):
+        out = run(root, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False).strip()
+        if out:
+            return out.decode()
+    return None
+
+
+def has_commit(root: str, sha: str) -> bool:
+    return bool(run(root, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False).strip())

@@ -58,8 +58,9 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
         if hook is not None:
             from graphguard import background
 
+            root, git_dir = _hook_paths(repo_path, env)
+            _check_unhooked(root, git_dir, hook_type, args, stdin, env)
             if background.mode(env) is background.Mode.BACKGROUND:
-                root, git_dir = _hook_paths(repo_path, env)
                 background.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
                 return 0
         from graphguard.repo import ensure_current, open_repo
@@ -73,6 +74,20 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
         log = _log(git_dir, e)
         print(f"graphguard: warning: graph not refreshed: {e}" + (f" (details: {log})" if log else ""), file=sys.stderr)
     return 0
+
+
+def _check_unhooked(root: str, git_dir: str, hook_type: str | None, args: Sequence[str], stdin: str, env: dict[str, str]) -> None:
+    """Before the refresh: what a cherry-pick, revert or rebase committed with no pre-commit hook, checked in
+    this process (its warning must reach the terminal; the refresher's output goes to a log)."""
+    if hook_type is None:  # the pre-commit framework: its variables tell the stage (none for post-commit)
+        if "PRE_COMMIT_REWRITE_COMMAND" in env:
+            hook_type, args = "post-rewrite", [env["PRE_COMMIT_REWRITE_COMMAND"]]
+        elif not any(name in env for name, _ in FRAMEWORK_STAGES):
+            hook_type = "post-commit"
+    if hook_type in ("post-commit", "post-rewrite"):
+        from graphguard.commands.unhooked import after_hook
+
+        after_hook(root, git_dir, hook_type, args, stdin)
 
 
 def _log(git_dir: str | None, error: BaseException) -> str | None:
