@@ -20,14 +20,15 @@ if TYPE_CHECKING:
     from graphguard.result import CheckResult
 
 
-def after_hook(root: str, git_dir: str, hook: str, args: Sequence[str], stdin: str) -> None:
-    """post-commit / post-rewrite: check what a cherry-pick, revert or rebase committed; warn if it broke a caller."""
+def after_hook(root: str, git_dir: str, hook: str, args: Sequence[str], stdin: str) -> bool:
+    """post-commit / post-rewrite: check what a cherry-pick, revert or rebase committed; warn if it broke a
+    caller (True then)."""
     from graphguard import gitstate
 
     op = gitstate.operation(git_dir)
     todo = unhooked.after_rewrite(args[0] if args else "", op, stdin) if hook == "post-rewrite" else unhooked.after_commit(op)
     if todo is None:
-        return
+        return False
     try:
         from graphguard import git
 
@@ -36,14 +37,15 @@ def after_hook(root: str, git_dir: str, hook: str, args: Sequence[str], stdin: s
         result = _check(root, base, head)
     except (GraphguardError, Exception) as e:  # noqa: BLE001 - a post-* hook must never fail git
         print(f"graphguard: warning: the {todo.what} was not checked: {e}", file=sys.stderr)
-        return
+        return False
     if not _blocks(result):
-        return
+        return False
     why = f"git runs no pre-commit hook for a {todo.what}"
     print(f"graphguard: WARNING: the {todo.what} committed a change that leaves callers broken ({why}):\n", file=sys.stderr)
     _report(result)
     print(f"graphguard: the {todo.what} is committed; fix the callers and commit again."
           f" Shown again by: graphguard check --base {_shown(base)} --head {head[:12]}", file=sys.stderr)
+    return True
 
 
 def pre_push(root: str, stdin: str, env: Mapping[str, str], remote: str) -> int:
