@@ -98,6 +98,11 @@ def head(root: str) -> str | None:
     return out.decode() or None
 
 
+def empty_tree(root: str) -> str:
+    """The empty tree's id in this repository's object format (SHA-1 or SHA-256): the old side of a root commit."""
+    return run(root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
+
+
 def resolve_commit(root: str, rev: str) -> str:
     out = run(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
     if not out:
@@ -223,9 +228,11 @@ def parse_raw(out: bytes) -> list[RawChange]:
     return changes
 
 
-def diff_raw(root: str, old: str, new: str) -> list[RawChange]:
-    """`diff`, with each side's mode and blob: one git call tells what changed and where to read it."""
-    args = ("diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", "--ignore-submodules")
+def diff_raw(root: str, old: str, new: str, *, submodules: bool = False) -> list[RawChange]:
+    """`diff`, with each side's mode and blob: one git call tells what changed and where to read it.
+    `submodules`: a gitlink that moved is listed too (a submodule's own uncommitted edits are not)."""
+    ignore = "--ignore-submodules=dirty" if submodules else "--ignore-submodules"
+    args = ("diff", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-ext-diff", ignore)
     if new == INDEX:
         return parse_raw(run(root, *args, "--cached", old))
     if new == WORKTREE:
@@ -249,8 +256,8 @@ def untracked(root: str) -> list[str]:
     return zsplit(run(root, *_UNTRACKED))
 
 
-def has_staged_changes(root: str) -> bool:
-    return bool(run(root, "diff", "--cached", "--name-only", "-z", "--no-ext-diff", "HEAD").strip(b"\0"))
+def has_staged_changes(root: str, against: str = "HEAD") -> bool:
+    return bool(run(root, "diff", "--cached", "--name-only", "-z", "--no-ext-diff", against).strip(b"\0"))
 
 
 def has_unstaged_changes(root: str) -> bool:
@@ -325,3 +332,16 @@ def unmerged_paths(root: str) -> list[str]:
         if rec:
             paths.add(rec.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
     return sorted(paths)
+
+
+def remote_default(root: str, remote: str) -> str | None:
+    """The remote's default branch as this clone knows it (`refs/remotes/<remote>/HEAD`), else its main or master."""
+    for ref in (f"refs/remotes/{remote}/HEAD", f"refs/remotes/{remote}/main", f"refs/remotes/{remote}/master"):
+        out = run(root, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False).strip()
+        if out:
+            return out.decode()
+    return None
+
+
+def has_commit(root: str, sha: str) -> bool:
+    return bool(run(root, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False).strip())

@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     command("refresh", "bring the graph up to date after git moved HEAD (for post-* hooks)", formats=())
     p = command("install", "write native git hooks (pre-commit, post-commit, post-checkout, post-merge, post-rewrite)", formats=())
     p.add_argument("--uninstall", action="store_true", help="remove graphguard's hooks and restore what was there")
+    p.add_argument("--pre-push", action="store_true", help="also a pre-push hook: refuse to push a head that leaves a caller broken")
     # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
     # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
     p = sub.add_parser("hook-impl")
@@ -129,7 +130,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command == "install":
         from graphguard.commands.install import install
 
-        return install(repo, uninstall=args.uninstall)
+        return install(repo, uninstall=args.uninstall, pre_push=args.pre_push)
     if args.command == "hook-impl":
         from graphguard.commands.hook_impl import hook_impl
 

@@ -130,6 +130,7 @@ class CheckResult:
     files_changed: int = 0
     elapsed_ms: int = 0
     notes: list[str] = field(default_factory=list)
+    submodules: list[str] = field(default_factory=list)  # submodules that moved, not checked (each also a warning)
     block_on: frozenset[str] = frozenset()  # change kinds or codes that block on their own
     fail_on_unknown: bool = False
 

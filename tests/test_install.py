@@ -16,7 +16,7 @@ import pytest
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
 from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, settled_meta
 
-HOOKS = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+HOOKS = ("pre-commit", "pre-merge-commit", "pre-applypatch", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
 
 Run = Callable[..., Result]

@@ -111,6 +111,9 @@ def test_manifest_is_valid_for_pre_commit() -> None:
     assert refresh["entry"] == "graphguard refresh"
     assert set(refresh["stages"]) == {"post-commit", "post-checkout", "post-merge", "post-rewrite"}
     assert refresh["always_run"] and not refresh["pass_filenames"]
+    push = hooks["graphguard-pre-push"]
+    assert push["entry"] == "graphguard hook-impl --hook-type pre-push" and push["stages"] == ["pre-push"]
+    assert push["always_run"] and not push["pass_filenames"]
     for hook in hooks.values():
         assert tuple(int(p) for p in hook["minimum_pre_commit_version"].split(".")) >= (3, 2, 0)
 
@@ -209,3 +212,33 @@ def test_rebase_refreshes_the_graph(pc_repo: GitRepo) -> None:
     assert proc.returncode == 0, proc.stdout
     assert pc_repo.git("rev-parse", "HEAD~1") == pc_repo.git("rev-parse", "main")
     assert settled_meta(pc_repo) == pc_repo.head
+
+
+def test_a_cherry_pick_and_a_rebase_under_the_framework_say_what_broke(pc_repo: GitRepo) -> None:
+    assert run_git(pc_repo, "checkout", "-q", "-b", "other").returncode == 0
+    assert commit(pc_repo, {**BREAK, **FIX}, msg="f needs b").returncode == 0
+    assert run_git(pc_repo, "checkout", "-q", "main").returncode == 0
+    assert commit(pc_repo, {"pkg/new.py": "from pkg.mod import f\n\nf(5)\n"}, msg="a new caller").returncode == 0
+    proc = run_git(pc_repo, "cherry-pick", "other")
+    assert proc.returncode == 0, proc.stdout
+    assert "graphguard: WARNING: the cherry-pick committed" in proc.stdout and "broken  pkg/new.py:3" in proc.stdout
+    assert run_git(pc_repo, "reset", "-q", "--hard", "HEAD~1").returncode == 0
+    assert run_git(pc_repo, "checkout", "-q", "other").returncode == 0
+    proc = run_git(pc_repo, "rebase", "main")
+    assert proc.returncode == 0, proc.stdout
+    assert "graphguard: WARNING: the rebase committed" in proc.stdout and "broken  pkg/new.py:3" in proc.stdout
+
+
+def test_the_pre_push_hook_refuses_a_broken_head(pc_repo: GitRepo, tmp_path: Path) -> None:
+    config = pc_repo.path(".pre-commit-config.yaml")
+    config.write_text(config.read_text() + "  - id: graphguard-pre-push\n")
+    _run([sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-push"], pc_repo.root, dict(os.environ))
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(tmp_path / "remote.git")], check=True)
+    pc_repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
+    assert commit(pc_repo, msg="config").returncode == 0
+    assert run_git(pc_repo, "push", "-q", "origin", "main").returncode == 0
+    pc_repo.write(BREAK)
+    pc_repo.git("add", "-A")
+    pc_repo.git("commit", "-q", "--no-verify", "-m", "skip the check")
+    proc = run_git(pc_repo, "push", "origin", "main")
+    assert proc.returncode != 0 and "push refused" in proc.stdout and "pkg/use.py:5" in proc.stdout, proc.stdout

@@ -47,8 +47,6 @@ class Findings(NamedTuple):
 def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str | None = None, head: str | None = None) -> CheckResult:
     root = repo.root
     head_commit = git.head(root)
-    if base is None and head_commit is None:
-        return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
     config = load_config(root)
     if base is None and not staged:
         revisions.refuse_conflicts(root, config)
@@ -56,7 +54,8 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # Two commits: the graph is brought to the old one, as the hook has it, so that every mode
     # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
     # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
-    ensure_current(repo, config=config, at=revs.old, text_index=False)  # the refresher after the commit builds it
+    # (The empty tree is no commit to bring the graph to: the overlay reads the old side's tree, which holds nothing.)
+    ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
     return _compare(repo, config, revs, staged=staged)
 
 
@@ -97,6 +96,8 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
     _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))
+    result.warnings += changes.submodules
+    result.submodules += [w.path for w in changes.submodules]
     others = other_parents(root, revs, repo.paths.git_dir)
     seen = set(changes.paths)
     for parent in others:
@@ -104,7 +105,9 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
         other_changes = revisions.changed(root, config, parent, revs.new, proposals)
         seen.update(other_changes.paths)
         _add(other, assess(repo, config, parent, revs.new, other_changes, proposals))
+        other.warnings += other_changes.submodules
         union(result, other)
+        result.submodules += [w.path for w in other_changes.submodules if w.path not in result.submodules]
     if others:
         result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ")")
     result.files_changed = len(seen)

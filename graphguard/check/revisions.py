@@ -30,6 +30,7 @@ class Revisions(NamedTuple):
     new: str  # a commit, INDEX, WORKTREE or PROPOSED
     compared: str  # staged | worktree | commits | proposed
     notes: list[str]
+    empty_old: bool = False  # the old side is the empty tree (no commit yet, a root commit, an orphan branch)
 
 
 @dataclass
@@ -49,7 +50,9 @@ class Sides(NamedTuple):
 
 
 def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: str | None, head_ref: str | None) -> Revisions:
-    """What is compared: two commits (--base), or HEAD with the index or the working tree."""
+    """What is compared: two commits (--base), or HEAD with the index or the working tree. Where there is
+    no old commit (no commit yet, a root commit, an orphan branch), the old side is the empty tree: every
+    file is new, so each call in it is checked against its target and a file that does not parse blocks."""
     notes: list[str] = []
     if base is not None:
         if head is None:
@@ -58,6 +61,9 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
         try:
             base_commit = git.resolve_commit(root, base)
         except GraphguardError:
+            if _parent_of_root(root, base):
+                notes.append(f"{base}: a root commit has no parent; compared with the empty tree")
+                return Revisions(git.empty_tree(root), new, "commits", notes, empty_old=True)
             hint = (" (a shallow clone: fetch it, e.g. `git fetch origin main`, or check out"
                     " with actions/checkout `fetch-depth: 0`)") if git.is_shallow(root) else ""
             raise GraphguardError(f"unknown revision: {base}{hint}") from None
@@ -68,18 +74,37 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
                     f"no merge base between {base} and {head_ref or 'HEAD'}: this is a shallow clone."
                     " Fetch the history (actions/checkout with `fetch-depth: 0`, or `git fetch --deepen=200`)"
                 )
-            raise GraphguardError(f"{base} and {head_ref or 'HEAD'} have no common ancestor")
+            # An orphan branch: nothing of it is shared with `base`, so all of it is new.
+            notes.append(f"{base} and {head_ref or 'HEAD'} have no common ancestor; compared with the empty tree")
+            return Revisions(git.empty_tree(root), new, "commits", notes, empty_old=True)
         return Revisions(old, new, "commits", notes)
-    assert head is not None
+    empty_old = head is None
+    old = git.empty_tree(root) if head is None else head
+    if empty_old:
+        notes.append("no commit yet: compared with the empty tree")
     if staged:
-        return Revisions(head, git.INDEX, "staged", notes)
+        return Revisions(old, git.INDEX, "staged", notes, empty_old)
     if worktree:
-        return Revisions(head, git.WORKTREE, "worktree", notes)
-    if git.has_staged_changes(root):
+        return Revisions(old, git.WORKTREE, "worktree", notes, empty_old)
+    if git.has_staged_changes(root, old):
         if git.has_unstaged_changes(root):
             notes.append("unstaged changes were not checked (staged changes were); `graphguard check --worktree` checks them")
-        return Revisions(head, git.INDEX, "staged", notes)
-    return Revisions(head, git.WORKTREE, "worktree", notes)
+        return Revisions(old, git.INDEX, "staged", notes, empty_old)
+    return Revisions(old, git.WORKTREE, "worktree", notes, empty_old)
+
+
+def _parent_of_root(root: str, rev: str) -> bool:
+    """Whether `rev` names the (missing) first parent of a root commit: `X^`, `X^1`, `X~` or `X~1` (CI's `--base HEAD~1`
+    on a repository's first commit)."""
+    import re
+
+    m = re.fullmatch(r"(.+?)(?:\^1?|~1?)", rev)
+    if m is None:
+        return False
+    try:
+        return not git.parents(root, git.resolve_commit(root, m.group(1)))
+    except GraphguardError:
+        return False
 
 
 def refuse_conflicts(root: str, config: Config) -> None:
@@ -103,6 +128,26 @@ class Changes(NamedTuple):
     new: dict[str, git.TreeEntry]
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
     excluded: tuple[str, ...] = ()  # changed Python files that `exclude` leaves out of the check, sorted
+    submodules: list[FileWarning] = []  # noqa: RUF012 - never mutated; the gitlinks that moved, each as a warning
+
+
+def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
+    """A gitlink that moved is a change graphguard does not look into (the submodule's files are not in
+    the superproject's graph): said in the report, never taken for "nothing changed"."""
+    out = []
+    for c in (c for c in listed if _is_gitlink(c)):
+        old = c.old.sha[:12] if c.old is not None and c.old.mode == git.MODE_SUBMODULE else None
+        new = c.new.sha[:12] if c.new is not None and c.new.mode == git.MODE_SUBMODULE else None
+        if old is not None and new is not None:
+            what = f"moved {old}..{new}"
+        elif old is not None and c.status == "M":  # against the working tree git names no new commit
+            what = f"moved {old}..(the commit checked out)"
+        elif old is not None:
+            what = f"removed (was {old})"
+        else:
+            what = f"added at {new}"
+        out.append(FileWarning(c.path, f"submodule {c.path} {what}: not checked (what this repository calls in it)"))
+    return out
 
 
 def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
@@ -113,14 +158,23 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
     tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
     new = git.WORKTREE if new_rev == PROPOSED else new_rev
-    listed = worktree_diff(old_rev) if worktree_diff is not None and new == git.WORKTREE else git.diff_raw(root, old_rev, new)
-    python = [c for c in listed if is_python(c.path)]
+    if worktree_diff is not None and new == git.WORKTREE:
+        listed, moved = worktree_diff(old_rev), []
+    else:
+        listed = git.diff_raw(root, old_rev, new, submodules=True)
+        moved = submodule_moves(listed)
+    python = [c for c in listed if is_python(c.path) and not _is_gitlink(c)]
     raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
     excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
     if proposals is not None:
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"), excluded)
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
+                   excluded=excluded, submodules=moved)
+
+
+def _is_gitlink(c: git.RawChange) -> bool:
+    return any(e is not None and e.mode == git.MODE_SUBMODULE for e in (c.old, c.new))
 
 
 def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,

@@ -10,7 +10,9 @@ from importlib import resources
 from graphguard import git, output
 from graphguard.errors import GraphguardError
 
-HOOK_TYPES = ("pre-commit", "pre-merge-commit", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+HOOK_TYPES = ("pre-commit", "pre-merge-commit", "pre-applypatch", "post-commit", "post-checkout", "post-merge", "post-rewrite")
+#: Opt-in (`--pre-push`): a push of a broken head is refused.
+OPTIONAL_HOOK_TYPES = ("pre-push",)
 MARKER = "# graphguard-hook"
 LEGACY_SUFFIX = ".graphguard-legacy"
 
@@ -34,11 +36,13 @@ def script(hook_type: str) -> str:
     return template.replace("__HOOK_TYPE__", hook_type).replace("__INSTALL_PYTHON__", shlex.quote(sys.executable))
 
 
-def install(repo_path: str, *, uninstall: bool = False) -> int:
+def install(repo_path: str, *, uninstall: bool = False, pre_push: bool = False) -> int:
     root = git.repo_paths(repo_path).root
     folder = hooks_dir(root)
+    # Uninstall removes every hook of ours, the opt-in ones too.
+    hook_types = HOOK_TYPES + OPTIONAL_HOOK_TYPES if uninstall or pre_push else HOOK_TYPES
     if not uninstall:
-        for hook_type in HOOK_TYPES:
+        for hook_type in hook_types:
             path = os.path.join(folder, hook_type)
             if os.path.lexists(path) and not is_ours(path) and os.path.lexists(path + LEGACY_SUFFIX):
                 # Moving this one aside would overwrite the hook kept there by an earlier install.
@@ -47,7 +51,7 @@ def install(repo_path: str, *, uninstall: bool = False) -> int:
                 )
     try:
         os.makedirs(folder, exist_ok=True)
-        for hook_type in HOOK_TYPES:
+        for hook_type in hook_types:
             path = os.path.join(folder, hook_type)
             legacy = path + LEGACY_SUFFIX
             if uninstall:

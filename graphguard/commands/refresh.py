@@ -54,14 +54,18 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
         return 0
     git_dir = None
     hook = hook_name(hook_type, env)
+    status = 0
     try:
         if hook is not None:
             from graphguard import background
 
+            root, git_dir = _hook_paths(repo_path, env)
+            # The pre-commit framework shows a hook's output only when it fails; git ignores the exit status of
+            # post-commit and post-rewrite, so there a 1 fails nothing and makes the warning seen.
+            status = 1 if _check_unhooked(root, git_dir, hook_type, args, stdin, env) and hook_type is None else 0
             if background.mode(env) is background.Mode.BACKGROUND:
-                root, git_dir = _hook_paths(repo_path, env)
                 background.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
-                return 0
+                return status
         from graphguard.repo import ensure_current, open_repo
 
         repo = open_repo(repo_path)
@@ -72,7 +76,22 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
     except (GraphguardError, Exception) as e:  # noqa: BLE001 - a post-* hook must never fail git
         log = _log(git_dir, e)
         print(f"graphguard: warning: graph not refreshed: {e}" + (f" (details: {log})" if log else ""), file=sys.stderr)
-    return 0
+    return status
+
+
+def _check_unhooked(root: str, git_dir: str, hook_type: str | None, args: Sequence[str], stdin: str, env: dict[str, str]) -> bool:
+    """Before the refresh: what a cherry-pick, revert or rebase committed with no pre-commit hook, checked in
+    this process (its warning must reach the terminal; the refresher's output goes to a log). True: it broke a caller."""
+    if hook_type is None:  # the pre-commit framework: its variables tell the stage (none for post-commit)
+        if "PRE_COMMIT_REWRITE_COMMAND" in env:
+            hook_type, args = "post-rewrite", [env["PRE_COMMIT_REWRITE_COMMAND"]]
+        elif not any(name in env for name, _ in FRAMEWORK_STAGES):
+            hook_type = "post-commit"
+    if hook_type in ("post-commit", "post-rewrite"):
+        from graphguard.commands.unhooked import after_hook
+
+        return after_hook(root, git_dir, hook_type, args, stdin)
+    return False
 
 
 def _log(git_dir: str | None, error: BaseException) -> str | None:

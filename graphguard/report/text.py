@@ -59,6 +59,12 @@ def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
     return [f"tests to run ({runner.evidence}{', ' + scope if scope else ''}): {command}", ""]
 
 
+def submodules_note(result: CheckResult) -> str:
+    """The summary's word on submodules that moved: "0 Python files changed" alone would read as "nothing happened"."""
+    n = len(result.submodules)
+    return f"; {n} submodule{'s' * (n != 1)} moved, not checked: {', '.join(result.submodules[:3])}{' ...' * (n > 3)}" if n else ""
+
+
 def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, colour: bool | None = None) -> str:
     use = _colour_enabled() if colour is None else colour
 
@@ -114,7 +120,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
         callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
         summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, {callers} ({what})"
     else:
-        summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed)"
+        summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed{submodules_note(result)})"
     if unknown:
         summary += f"; {unknown} undecidable"
     lines.append(summary)
