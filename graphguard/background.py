@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def _take_lock(path: str) -> int | None:
     that one is closed in forked children, and here the child must inherit it."""
     if os.path.islink(path):
         raise GraphguardError(f"{path} is a symbolic link, which graphguard never follows: remove it")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd = files.open_own(path, os.O_RDWR | os.O_CREAT)
     for attempt in range(3):
         try:
             _flock(fd)
@@ -152,7 +153,7 @@ def _open_log(store_dir: str) -> int:
     with contextlib.suppress(OSError):
         if not os.path.islink(path) and os.path.getsize(path) > LOG_LIMIT:
             os.replace(path, path + ".1")
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    return files.open_own(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
 
 def _spawn_detached(argv: list[str], cwd: str, env: Mapping[str, str], log: int, lock: int) -> None:
@@ -252,7 +253,7 @@ def write_state(store_dir: str, hook: str, started: float, *, pid: int | None) -
     path = os.path.join(store_dir, STATE_NAME)
     text = json.dumps({"pid": pid, "hook": hook, "started": started})
     with contextlib.suppress(OSError):
-        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = files.open_own(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(path + ".tmp", path)
@@ -269,7 +270,8 @@ class Refresher:
         self.started = now
         self.pid: int | None = None
         try:
-            with open(os.path.join(store_dir, STATE_NAME), encoding="utf-8") as f:
+            fd = files.open_regular(os.path.join(store_dir, STATE_NAME), os.O_RDONLY)
+            with os.fdopen(fd, encoding="utf-8") as f:
                 state = json.load(f)
         except (OSError, ValueError):
             return

@@ -16,8 +16,10 @@ Damage heals: each blob-cache row carries a CRC-32 of its key and facts, and a
 row that fails it is dropped and parsed again; `Store.damage` runs SQLite's own
 page checks. A store that cannot be written is opened read-only and still
 answers queries. Storage errors are one line naming the cause (read-only, full
-disk, file size limit, a directory where a file should be), and no symbolic
-link at a store path is ever followed.
+disk, file size limit, a directory where a file should be), no symbolic link at
+a store path is ever followed, and no file of the store is opened unless it is a
+regular file (graphguard.files): a FIFO, socket or device at a database, lock or
+log is removed with a warning and the file made again, so nothing waits on one.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
+from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
 from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
 
@@ -152,7 +155,7 @@ def storage_error(e: sqlite3.Error | OSError, what: str, path: str) -> Graphguar
     if isinstance(e, OSError):
         reasons = {errno.EFBIG: _space_cause(os.path.dirname(path)) or "file too large", errno.ENOSPC: "the disk is full",
                    errno.EROFS: "read-only file system", errno.ELOOP: "it is a symbolic link, which graphguard never follows"}
-        reason = reasons.get(e.errno or 0) or e.strerror or str(e)
+        reason = str(e) if isinstance(e, files.NotRegularFile) else reasons.get(e.errno or 0) or e.strerror or str(e)
         if e.errno in (errno.EACCES, errno.EPERM):
             reason += f" ({_readonly_cause(path)})"
         return GraphguardError(f"cannot write {what} at {path}: {reason}")
@@ -206,25 +209,37 @@ def write_log(git_dir: str, name: str, text: str, *, append: bool, mode: int) ->
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | getattr(os, "O_NOFOLLOW", 0)
     try:
         ensure_dir(directory)
-        with os.fdopen(os.open(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
+        with os.fdopen(files.open_own(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
             f.write(text)
     except (GraphguardError, OSError):
         return None
     return path
 
 
-def _unlink_links(path: str) -> None:
-    """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself."""
+def _unlink_foreign(path: str) -> None:
+    """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself.
+    A FIFO, socket or device is not ours either (SQLite's open would wait on it, or fail for ever): damage,
+    removed like a damaged database, and the file is made again. A directory is named, never removed."""
     for suffix in ("", "-wal", "-shm", "-journal"):
-        if os.path.islink(path + suffix):
-            _warn(f"{path + suffix} is a symbolic link, which graphguard never follows; removing the link")
-            try:
+        found = files.foreign(path + suffix)
+        if found is None or (found == "a directory" and not suffix):
+            continue
+        try:
+            if found == "a symbolic link":
+                _warn(f"{path + suffix} is a symbolic link, which graphguard never follows; removing the link")
                 os.remove(path + suffix)
-            except OSError as e:
-                raise storage_error(e, "the link", path + suffix) from None
+            elif found == "a directory":
+                raise GraphguardError(f"{path + suffix} is a directory; remove it so that graphguard can use {path}")
+            else:
+                files.remove_foreign(path + suffix, found)
+        except OSError as e:
+            raise storage_error(e, "the " + ("link" if found == "a symbolic link" else "file"), path + suffix) from None
 
 
 def _connect_readonly(path: str) -> sqlite3.Connection:
+    found = files.foreign(path)
+    if found not in (None, "a directory"):  # SQLite's read-only open of a FIFO would wait for a writer for ever
+        raise sqlite3.DatabaseError(f"{path} is {found}, not a regular file")
     # Read-only: no -wal or -shm can be made in a read-only directory, and without them SQLite needs
     # to be told that nobody writes the file (nobody can) to read it at all.
     immutable = not os.access(os.path.dirname(path), os.W_OK) and not os.path.exists(path + "-wal")
@@ -235,7 +250,7 @@ def _connect_readonly(path: str) -> sqlite3.Connection:
 def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connection:
     """Open (creating or rebuilding) a database of the given schema version; read-only when it cannot be written."""
     ensure_dir(os.path.dirname(path))
-    _unlink_links(path)
+    _unlink_foreign(path)
     if os.path.isdir(path):
         raise GraphguardError(f"cannot open {what}: {path} is a directory; remove it and graphguard rebuilds the graph")
     if not _writable(path):
@@ -329,7 +344,7 @@ class Lock:
         self._fd: int | None = None
 
     def acquire(self, timeout: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = files.open_own(self.path, os.O_RDWR | os.O_CREAT)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -453,7 +468,7 @@ class Store:
     def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
         ensure_dir(self.dir)
         lock = Lock(os.path.join(self.dir, "write.lock"))
-        _unlink_links(lock.path)
+        _unlink_foreign(lock.path)
         try:
             lock.acquire(timeout)
         except OSError as e:
@@ -484,7 +499,7 @@ class Store:
         """The heads of the saved snapshots, most recently saved or used first."""
         directory = os.path.join(self.dir, SNAPSHOTS)
         try:
-            names = [n for n in os.listdir(directory) if n.endswith(".sqlite3") and not os.path.islink(os.path.join(directory, n))]
+            names = [n for n in os.listdir(directory) if n.endswith(".sqlite3") and files.foreign(os.path.join(directory, n)) is None]
         except OSError:
             return []
         found = []
