@@ -126,6 +126,14 @@ def _remove(path: str) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + suffix)
+    # A super-journal (`-mj` and 9 hex digits: of a transaction over attached scratch databases) that a failed
+    # write left behind, for a database that is gone.
+    directory, name = os.path.split(path)
+    with contextlib.suppress(OSError):
+        for other in os.listdir(directory or "."):
+            if other.startswith(name + "-mj"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(directory, other))
 
 
 def is_damage(e: sqlite3.Error) -> bool:
@@ -417,6 +425,7 @@ class Store:
         self._graph: sqlite3.Connection | None = None
         self._blobs: sqlite3.Connection | None = None
         self._blobs_readonly = False
+        self._blobs_created = False  # by this process: a build that fails removes it (drop_unbuilt)
 
     #: Facts of another parser version mean a graph resolved from them: rebuild it too.
     graph_version = SCHEMA_VERSION * 1000 + FACTS_VERSION
@@ -431,6 +440,7 @@ class Store:
     def blobs(self) -> sqlite3.Connection:
         if self._blobs is None:
             self._blobs_readonly = os.path.isdir(self.common) and not _writable(self.blobs_path)
+            self._blobs_created = os.path.islink(self.blobs_path) or not os.path.isfile(self.blobs_path)
             self._blobs = open_db(self.blobs_path, BLOB_SCHEMA, BLOB_SCHEMA_VERSION, "blob cache")
         return self._blobs
 
@@ -439,6 +449,37 @@ class Store:
         self.close()
         _remove(self.graph_path)
         _remove(self.blobs_path)
+
+    def drop_unbuilt(self, lock_timeout: float = 1.0) -> None:
+        """After a build that failed (a full disk, say): a graph that no build ever completed holds nothing, yet
+        its -wal and -shm can take the last free megabytes, and then the next `git add` failed too. So it is
+        removed, with the blob cache when this process created it; a graph that was built keeps its content and
+        gives back the -wal a rolled-back write grew. Under the write lock: another process's build in progress
+        is never touched (when it holds the lock, nothing is done). Never raises: the build's error is the news."""
+        try:
+            with self.write_lock(lock_timeout):
+                built = self._built()
+                if built:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.graph.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                blobs_created = self._blobs_created
+                self.close()
+                if not built:
+                    _remove(self.graph_path)
+                    if blobs_created:  # only with a first graph: a long-lived server's cache is others' too
+                        _remove(self.blobs_path)
+                        self._blobs_created = False
+        except (GraphguardError, sqlite3.Error, OSError):
+            pass
+
+    def _built(self) -> bool:
+        """Whether a build of the graph ever completed (it names its commit); opens the graph only when it is there."""
+        if self._graph is None and stored_version(self.graph_path) != self.graph_version:
+            return False
+        try:
+            return self.meta("head") is not None
+        except (GraphguardError, sqlite3.Error):
+            return False
 
     def close(self) -> None:
         for conn in (self._graph, self._blobs):

@@ -141,17 +141,36 @@ def test_file_size_limit_is_named_not_a_crash(make_repo: Callable[..., GitRepo])
     assert "file size limit" in line and "102400 bytes" in line and "busy" not in line
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MB tmpfs (root with mount rights only: elsewhere the test is skipped)."""
-    mnt = tmp_path / "small_disk"
+@contextlib.contextmanager
+def _tmpfs(mnt: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` at `mnt` (root with mount rights only: elsewhere the test is skipped)."""
     mnt.mkdir()
-    if not ROOT or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, check=False).returncode:
+    if not ROOT or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True,
+                                  check=False).returncode:
         pytest.skip("a full disk needs a tmpfs mount (root with CAP_SYS_ADMIN)")
     try:
         yield mnt
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs."""
+    with _tmpfs(tmp_path / "small_disk", "2m") as mnt:
+        yield mnt
+
+
+@pytest.fixture
+def disk_8m(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MB tmpfs: room for a repository of 400 files and the start of its graph."""
+    with _tmpfs(tmp_path / "disk_8m", "8m") as mnt:
+        yield mnt
+
+
+def _free(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
 
 
 def test_full_disk_is_named(small_disk: Path, graphguard_cli: Run) -> None:
@@ -161,6 +180,22 @@ def test_full_disk_is_named(small_disk: Path, graphguard_cli: Run) -> None:
     (small_disk / "filler").write_bytes(b"\0" * (free - 150 * 1024))
     line = one_line(graphguard_cli(repo, "index"))
     assert "the disk is full" in line and "busy" not in line
+
+
+@pytest.mark.parametrize("room_kb", [300, 500, 700])  # the write fails at different stages: resolution, the graph's write
+def test_a_first_index_that_fills_the_disk_removes_what_it_wrote(disk_8m: Path, graphguard_cli: Run, room_kb: int) -> None:
+    """It failed cleanly but left no byte free (the graph's -wal and -shm, the workers' scratch databases), so the
+    next `git add` failed too."""
+    repo = init_repo(disk_8m / "repo", {**LIB, **{f"pkg/use{i}.py": LIB["pkg/use.py"] for i in range(400)}})
+    (disk_8m / "filler").write_bytes(b"\0" * (_free(disk_8m) - room_kb * 1024))
+    free = _free(disk_8m)
+    line = one_line(graphguard_cli(repo, "index"))
+    assert "the disk is full" in line and "busy" not in line
+    assert _free(disk_8m) == free
+    left = sorted(p.name for p in store_dir(repo).rglob("*") if p.is_file())
+    assert left == ["write.lock"], left  # empty: the lock
+    (repo.root / "pkg" / "new.py").write_text("def n():\n    return 1\n" * 400)
+    assert repo.git("add", "pkg/new.py") == ""  # raised (no space left on device) before
 
 
 # --- symbolic links are never followed ------------------------------------------------------------
