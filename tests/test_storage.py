@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
-import stat
 import shutil
+import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
