@@ -89,7 +89,7 @@ def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
         return (stored_version(repo.store.graph_path) == SCHEMA_VERSION * 1000 + FACTS_VERSION
                 and repo.store.meta("head") == head and repo.store.meta("config") == config.digest())
 
-    return background.wait(repo.store.dir, done) and done()
+    return background.wait(repo.store.dir, done, also=(repo.store.blobs_path + "-wal",)) and done()
 
 
 def _worth_verifying(result: IndexResult) -> bool:
