@@ -180,6 +180,11 @@ def storage_error(e: sqlite3.Error | OSError, what: str, path: str) -> Graphguar
     return GraphguardError(f"cannot open {what} at {path}: {e}")
 
 
+def _is_file(path: str) -> bool:
+    """A regular file is there (not a link to one: that is replaced, so the file is made anew)."""
+    return os.path.isfile(path) and not os.path.islink(path)
+
+
 def _writable(path: str) -> bool:
     """Whether SQLite can write the database at `path` (its directory takes the -wal and -shm files)."""
     directory = os.path.dirname(path)
@@ -425,7 +430,8 @@ class Store:
         self._graph: sqlite3.Connection | None = None
         self._blobs: sqlite3.Connection | None = None
         self._blobs_readonly = False
-        self._blobs_created = False  # by this process: a build that fails removes it (drop_unbuilt)
+        # Made by this process: a first build that fails removes them (drop_unbuilt).
+        self._graph_created = self._blobs_created = False
 
     #: Facts of another parser version mean a graph resolved from them: rebuild it too.
     graph_version = SCHEMA_VERSION * 1000 + FACTS_VERSION
@@ -433,6 +439,7 @@ class Store:
     @property
     def graph(self) -> sqlite3.Connection:
         if self._graph is None:
+            self._graph_created = self._graph_created or not _is_file(self.graph_path)
             self._graph = open_db(self.graph_path, GRAPH_SCHEMA, self.graph_version, "graph")
         return self._graph
 
@@ -440,7 +447,7 @@ class Store:
     def blobs(self) -> sqlite3.Connection:
         if self._blobs is None:
             self._blobs_readonly = os.path.isdir(self.common) and not _writable(self.blobs_path)
-            self._blobs_created = os.path.islink(self.blobs_path) or not os.path.isfile(self.blobs_path)
+            self._blobs_created = self._blobs_created or not _is_file(self.blobs_path)
             self._blobs = open_db(self.blobs_path, BLOB_SCHEMA, BLOB_SCHEMA_VERSION, "blob cache")
         return self._blobs
 
@@ -453,22 +460,22 @@ class Store:
     def drop_unbuilt(self, lock_timeout: float = 1.0) -> None:
         """After a build that failed (a full disk, say): a graph that no build ever completed holds nothing, yet
         its -wal and -shm can take the last free megabytes, and then the next `git add` failed too. So it is
-        removed, with the blob cache when this process created it; a graph that was built keeps its content and
+        removed when this process created it, with the blob cache if it created that too; a graph that was built keeps its content and
         gives back the -wal a rolled-back write grew. Under the write lock: another process's build in progress
         is never touched (when it holds the lock, nothing is done). Never raises: the build's error is the news."""
         try:
             with self.write_lock(lock_timeout):
-                built = self._built()
-                if built:
+                if self._built():
                     with contextlib.suppress(sqlite3.Error):
                         self.graph.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                blobs_created = self._blobs_created
+                    return
+                if not self._graph_created:
+                    return  # another process's: it may be building it now
                 self.close()
-                if not built:
-                    _remove(self.graph_path)
-                    if blobs_created:  # only with a first graph: a long-lived server's cache is others' too
-                        _remove(self.blobs_path)
-                        self._blobs_created = False
+                _remove(self.graph_path)
+                if self._blobs_created:  # only with a first graph: a long-lived server's blob cache is other worktrees' too
+                    _remove(self.blobs_path)
+                self._graph_created = self._blobs_created = False
         except (GraphguardError, sqlite3.Error, OSError):
             pass
 
