@@ -14,6 +14,13 @@ when no refresher is alive. Three files in `<git-dir>/graphguard/`:
   while the lock is held, and never trusted beyond that message.
 - `refresh.log`: the refresher's output (stdout and stderr), kept under LOG_LIMIT bytes.
 
+A command waits only while the refresher makes progress: its log, its state, the store's
+databases and their -wal, the workers' scratch files or its (and its workers') CPU time move.
+Past STALL_LIMIT without any of that (kill -STOP, a wait that never ends) it names the process
+and does the work itself, under the write lock as every update is, so a stopped refresher
+that goes on later finds the graph current; when the stuck one holds the write lock, the
+command says so at once instead of waiting for it.
+
 A hook that finds a refresher already running leaves: HEAD itself is the request, and the
 refresher looks at HEAD again after every update and once more after letting go of the
 lock (commands/refresh.serve), so a checkout that lands while it is busy is not lost.
@@ -30,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
 
 if TYPE_CHECKING:
@@ -46,6 +54,12 @@ LOG_LIMIT = 256 * 1024
 #: very large repository can take minutes; past this something is wrong).
 WAIT_LIMIT = 600.0
 POLL = 0.1
+#: Seconds without any sign of progress (see `_progress`) after which a waiting command takes the refresher for
+#: stuck and does the work itself. Long enough for a slow phase of a cold index on a loaded machine to show a sign
+#: (its workers' CPU time counts), short beside the 600 s a stopped refresher held every command.
+STALL_LIMIT = 15.0
+#: Overrides STALL_LIMIT (seconds; tests use a short one).
+STALL_VARIABLE = "GRAPHGUARD_REFRESH_STALL"
 #: The fd the refresher finds its (already held) lock on.
 INHERITED_FD = 3
 MODE_VARIABLE = "GRAPHGUARD_REFRESH"
@@ -134,7 +148,7 @@ def _take_lock(path: str) -> int | None:
     that one is closed in forked children, and here the child must inherit it."""
     if os.path.islink(path):
         raise GraphguardError(f"{path} is a symbolic link, which graphguard never follows: remove it")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd = files.open_own(path, os.O_RDWR | os.O_CREAT)
     for attempt in range(3):
         try:
             _flock(fd)
@@ -152,7 +166,7 @@ def _open_log(store_dir: str) -> int:
     with contextlib.suppress(OSError):
         if not os.path.islink(path) and os.path.getsize(path) > LOG_LIMIT:
             os.replace(path, path + ".1")
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    return files.open_own(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
 
 def _spawn_detached(argv: list[str], cwd: str, env: Mapping[str, str], log: int, lock: int) -> None:
@@ -252,7 +266,7 @@ def write_state(store_dir: str, hook: str, started: float, *, pid: int | None) -
     path = os.path.join(store_dir, STATE_NAME)
     text = json.dumps({"pid": pid, "hook": hook, "started": started})
     with contextlib.suppress(OSError):
-        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = files.open_own(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(path + ".tmp", path)
@@ -269,7 +283,8 @@ class Refresher:
         self.started = now
         self.pid: int | None = None
         try:
-            with open(os.path.join(store_dir, STATE_NAME), encoding="utf-8") as f:
+            fd = files.open_regular(os.path.join(store_dir, STATE_NAME), os.O_RDONLY)
+            with os.fdopen(fd, encoding="utf-8") as f:
                 state = json.load(f)
         except (OSError, ValueError):
             return
@@ -287,22 +302,42 @@ class Refresher:
         return f"graphguard: waiting for the graph refresh started by {self.hook} ({now - self.started:.0f} s so far) ..."
 
 
-def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None, tty: bool | None = None) -> bool:
-    """Wait while a refresher is alive and `done()` is false; False when none was running (then this
-    cost one lock probe). On a TTY a progress line on stderr, overwritten in place and erased at the end; elsewhere
-    one line afterwards when the wait was long enough to notice. GraphguardError past `limit`."""
+def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None, tty: bool | None = None,
+         stall: float | None = None, also: tuple[str, ...] = ()) -> bool:
+    """Wait while a refresher is alive, makes progress and `done()` is false; False when none was running (then
+    this cost one lock probe). On a TTY a progress line on stderr, overwritten in place and erased at the end;
+    elsewhere one line afterwards when the wait was long enough to notice. GraphguardError past `limit`. A
+    refresher without a sign of progress for `stall` seconds is left: a warning names it, and the caller does the
+    work; GraphguardError when the graph's write lock stays held without progress for one more period (that work
+    would wait for the lock too).
+    `also`: more files whose change is progress (the blob cache's -wal, in the common git dir)."""
     if not running(store_dir):
         return False
     limit = WAIT_LIMIT if limit is None else limit
+    stall = stall_limit(os.environ) if stall is None else stall
     tty = sys.stderr.isatty() if tty is None else tty
     t0 = time.monotonic()
     who = Refresher(store_dir, time.time())
+    signs, moved = _progress(store_dir, who.pid, also), t0
+    held_at_stall = False
     shown = ""
     try:
         while not done() and running(store_dir):
-            waited = time.monotonic() - t0
-            if waited > limit:
-                raise GraphguardError(_too_long(store_dir, who, waited))
+            now = time.monotonic()
+            if now - t0 > limit:
+                raise GraphguardError(_too_long(store_dir, who, now - t0))
+            if who.pid is None:  # the launcher writes the state without one; the refresher adds it when it runs
+                who = Refresher(store_dir, time.time())
+            latest = _progress(store_dir, who.pid, also)
+            if latest != signs:
+                signs, moved, held_at_stall = latest, now, False
+            elif now - moved > stall * (2 if held_at_stall else 1):
+                if not _write_lock_held(store_dir):
+                    print(f"graphguard: warning: {_stuck(who, now - moved)}; updating the graph here instead", file=sys.stderr)
+                    return True
+                if held_at_stall:  # a whole period more: the holder is stuck as well (most likely, it is the refresher)
+                    raise GraphguardError(f"{_stuck(who, now - moved)}, and the graph's write lock is held; then try again")
+                held_at_stall = True  # another command may have just taken it to do the same work: its writes show
             if tty:
                 line = who.line(time.time())
                 print("\r" + line.ljust(len(shown)), end="", file=sys.stderr, flush=True)
@@ -315,6 +350,96 @@ def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None
     if not tty and waited >= 1.0:
         print(f"graphguard: waited {waited:.0f} s for the graph refresh started by {who.hook}", file=sys.stderr)
     return True
+
+
+def stall_limit(env: Mapping[str, str]) -> float:
+    """STALL_LIMIT, or the seconds GRAPHGUARD_REFRESH_STALL gives."""
+    value = env.get(STALL_VARIABLE, "").strip()
+    if not value:
+        return STALL_LIMIT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < WAIT_LIMIT:  # NaN included
+        print(f"graphguard: warning: {STALL_VARIABLE}={value!r} is not a number of seconds below {WAIT_LIMIT:.0f};"
+              f" using {STALL_LIMIT:.0f}", file=sys.stderr)
+        return STALL_LIMIT
+    return seconds
+
+
+def _progress(store_dir: str, pid: int | None, also: tuple[str, ...]) -> tuple[object, ...]:
+    """Everything that moves while a refresher works: size and mtime of its log and state, of the graph and its
+    -wal (the write, and its text index), of `also`, of each scratch database of resolution workers; and the CPU
+    time of the refresher and its children (the parse workers), where /proc tells it."""
+    names = [os.path.join(store_dir, n) for n in (LOG_NAME, STATE_NAME, "graph.sqlite3", "graph.sqlite3-wal")]
+    scratch = os.path.join(store_dir, "scratch")
+    with contextlib.suppress(OSError):
+        for run in os.listdir(scratch):
+            with contextlib.suppress(OSError):
+                names += [os.path.join(scratch, run, n) for n in os.listdir(os.path.join(scratch, run))]
+    signs: list[object] = []
+    for path in (*names, *also):
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            signs.append((path, st.st_size, st.st_mtime_ns))
+        except OSError:
+            signs.append(None)
+    if pid is not None:
+        signs.append(_cpu(pid))
+    return tuple(signs)
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first); None without /proc or the process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:  # a kernel file: never a FIFO
+            text = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2 :].split()
+
+
+def _cpu(pid: int) -> int | None:
+    """Clock ticks of CPU the process and its live children used."""
+    total = 0
+    pids = [pid]
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                pids += [int(c) for c in f.read().split()]
+    for p in pids:
+        fields = _proc_stat(p)
+        if fields is not None and len(fields) > 12:
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        elif p == pid:
+            return None
+    return total
+
+
+def _stuck(who: Refresher, quiet: float) -> str:
+    """The refresher, named, and what to do about it."""
+    if who.pid is None:
+        return f"the graph refresh started by {who.hook} has made no progress for {quiet:.0f} s"
+    fields = _proc_stat(who.pid)
+    if fields is not None and fields[0] in ("T", "t"):
+        return (f"the graph refresh started by {who.hook} (pid {who.pid}, stopped) has made no progress for {quiet:.0f} s"
+                f" (`kill -CONT {who.pid}` resumes it, `kill {who.pid}` ends it)")
+    return f"the graph refresh started by {who.hook} (pid {who.pid}) has made no progress for {quiet:.0f} s (`kill {who.pid}` ends it)"
+
+
+def _write_lock_held(store_dir: str) -> bool:
+    from graphguard.store import Lock
+
+    probe = Lock(os.path.join(store_dir, "write.lock"))
+    try:
+        probe.acquire(0)
+    except LockTimeout:
+        return True
+    except OSError:
+        return False  # not a lock to probe: the update says why
+    probe.release()
+    return False
 
 
 def _too_long(store_dir: str, who: Refresher, waited: float) -> str:

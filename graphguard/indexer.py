@@ -735,6 +735,11 @@ class Indexer:
             shutil.rmtree(job.scratch, ignore_errors=True)
             job.scratch = ""
             out = [self._rows(job, job.paths, tick)]
+        except BaseException:  # a worker's full disk, say: its scratch database is not left to fill it
+            pool.shutdown(cancel_futures=True)
+            shutil.rmtree(job.scratch, ignore_errors=True)
+            job.scratch = ""
+            raise
         finally:
             pool.shutdown(cancel_futures=True)
             _JOB = None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from graphguard import git
 from graphguard.config import Config
+from graphguard.errors import LockTimeout
 from graphguard.model import IndexResult
 from graphguard.store import Store, stored_version
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
@@ -42,6 +43,20 @@ def ensure_current(
 
     head = at if at is not None else git.head(repo.root)
     config = config or load_config(repo.root)
+    try:
+        return _ensure_current(repo, head, config, progress=progress, lock_timeout=lock_timeout, verify=verify, at=at,
+                               wait=wait, text_index=text_index)
+    except LockTimeout:
+        raise  # another process has the graph: nothing of it was written here
+    except BaseException:
+        repo.store.drop_unbuilt()  # a failed first build leaves nothing behind to fill the disk
+        raise
+
+
+def _ensure_current(
+    repo: Repo, head: str | None, config: Config, *, progress: bool, lock_timeout: float, verify: bool, at: str | None,
+    wait: bool, text_index: bool,
+) -> IndexResult:
     if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
         if wait and head is not None and wait_for_refresher(repo, head, config):
             return IndexResult(head, noop=True)  # a refresher was building it (a first checkout, a new version)
@@ -74,7 +89,7 @@ def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
         return (stored_version(repo.store.graph_path) == SCHEMA_VERSION * 1000 + FACTS_VERSION
                 and repo.store.meta("head") == head and repo.store.meta("config") == config.digest())
 
-    return background.wait(repo.store.dir, done) and done()
+    return background.wait(repo.store.dir, done, also=(repo.store.blobs_path + "-wal",)) and done()
 
 
 def _worth_verifying(result: IndexResult) -> bool:

@@ -16,8 +16,10 @@ Damage heals: each blob-cache row carries a CRC-32 of its key and facts, and a
 row that fails it is dropped and parsed again; `Store.damage` runs SQLite's own
 page checks. A store that cannot be written is opened read-only and still
 answers queries. Storage errors are one line naming the cause (read-only, full
-disk, file size limit, a directory where a file should be), and no symbolic
-link at a store path is ever followed.
+disk, file size limit, a directory where a file should be), no symbolic link at
+a store path is ever followed, and no file of the store is opened unless it is a
+regular file (graphguard.files): a FIFO, socket or device at a database, lock or
+log is removed with a warning and the file made again, so nothing waits on one.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
+from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
 from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
 
@@ -123,6 +126,14 @@ def _remove(path: str) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + suffix)
+    # A super-journal (`-mj` and 9 hex digits: of a transaction over attached scratch databases) that a failed
+    # write left behind, for a database that is gone.
+    directory, name = os.path.split(path)
+    with contextlib.suppress(OSError):
+        for other in os.listdir(directory or "."):
+            if other.startswith(name + "-mj"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(directory, other))
 
 
 def is_damage(e: sqlite3.Error) -> bool:
@@ -152,7 +163,7 @@ def storage_error(e: sqlite3.Error | OSError, what: str, path: str) -> Graphguar
     if isinstance(e, OSError):
         reasons = {errno.EFBIG: _space_cause(os.path.dirname(path)) or "file too large", errno.ENOSPC: "the disk is full",
                    errno.EROFS: "read-only file system", errno.ELOOP: "it is a symbolic link, which graphguard never follows"}
-        reason = reasons.get(e.errno or 0) or e.strerror or str(e)
+        reason = str(e) if isinstance(e, files.NotRegularFile) else reasons.get(e.errno or 0) or e.strerror or str(e)
         if e.errno in (errno.EACCES, errno.EPERM):
             reason += f" ({_readonly_cause(path)})"
         return GraphguardError(f"cannot write {what} at {path}: {reason}")
@@ -167,6 +178,11 @@ def storage_error(e: sqlite3.Error | OSError, what: str, path: str) -> Graphguar
     if os.path.isdir(path):
         return GraphguardError(f"cannot open {what}: {path} is a directory; remove it and graphguard rebuilds the graph")
     return GraphguardError(f"cannot open {what} at {path}: {e}")
+
+
+def _is_file(path: str) -> bool:
+    """A regular file is there (not a link to one: that is replaced, so the file is made anew)."""
+    return os.path.isfile(path) and not os.path.islink(path)
 
 
 def _writable(path: str) -> bool:
@@ -206,25 +222,37 @@ def write_log(git_dir: str, name: str, text: str, *, append: bool, mode: int) ->
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | getattr(os, "O_NOFOLLOW", 0)
     try:
         ensure_dir(directory)
-        with os.fdopen(os.open(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
+        with os.fdopen(files.open_own(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
             f.write(text)
     except (GraphguardError, OSError):
         return None
     return path
 
 
-def _unlink_links(path: str) -> None:
-    """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself."""
+def _unlink_foreign(path: str) -> None:
+    """A symbolic link at a store path is not ours (SQLite would write through it): remove the link itself.
+    A FIFO, socket or device is not ours either (SQLite's open would wait on it, or fail for ever): damage,
+    removed like a damaged database, and the file is made again. A directory is named, never removed."""
     for suffix in ("", "-wal", "-shm", "-journal"):
-        if os.path.islink(path + suffix):
-            _warn(f"{path + suffix} is a symbolic link, which graphguard never follows; removing the link")
-            try:
+        found = files.foreign(path + suffix)
+        if found is None or (found == "a directory" and not suffix):
+            continue
+        try:
+            if found == "a symbolic link":
+                _warn(f"{path + suffix} is a symbolic link, which graphguard never follows; removing the link")
                 os.remove(path + suffix)
-            except OSError as e:
-                raise storage_error(e, "the link", path + suffix) from None
+            elif found == "a directory":
+                raise GraphguardError(f"{path + suffix} is a directory; remove it so that graphguard can use {path}")
+            else:
+                files.remove_foreign(path + suffix, found)
+        except OSError as e:
+            raise storage_error(e, "the " + ("link" if found == "a symbolic link" else "file"), path + suffix) from None
 
 
 def _connect_readonly(path: str) -> sqlite3.Connection:
+    found = files.foreign(path)
+    if found not in (None, "a directory"):  # SQLite's read-only open of a FIFO would wait for a writer for ever
+        raise sqlite3.DatabaseError(f"{path} is {found}, not a regular file")
     # Read-only: no -wal or -shm can be made in a read-only directory, and without them SQLite needs
     # to be told that nobody writes the file (nobody can) to read it at all.
     immutable = not os.access(os.path.dirname(path), os.W_OK) and not os.path.exists(path + "-wal")
@@ -235,7 +263,7 @@ def _connect_readonly(path: str) -> sqlite3.Connection:
 def open_db(path: str, schema: str, version: int, what: str) -> sqlite3.Connection:
     """Open (creating or rebuilding) a database of the given schema version; read-only when it cannot be written."""
     ensure_dir(os.path.dirname(path))
-    _unlink_links(path)
+    _unlink_foreign(path)
     if os.path.isdir(path):
         raise GraphguardError(f"cannot open {what}: {path} is a directory; remove it and graphguard rebuilds the graph")
     if not _writable(path):
@@ -329,7 +357,7 @@ class Lock:
         self._fd: int | None = None
 
     def acquire(self, timeout: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = files.open_own(self.path, os.O_RDWR | os.O_CREAT)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -402,6 +430,8 @@ class Store:
         self._graph: sqlite3.Connection | None = None
         self._blobs: sqlite3.Connection | None = None
         self._blobs_readonly = False
+        # Made by this process: a first build that fails removes them (drop_unbuilt).
+        self._graph_created = self._blobs_created = False
 
     #: Facts of another parser version mean a graph resolved from them: rebuild it too.
     graph_version = SCHEMA_VERSION * 1000 + FACTS_VERSION
@@ -409,6 +439,7 @@ class Store:
     @property
     def graph(self) -> sqlite3.Connection:
         if self._graph is None:
+            self._graph_created = self._graph_created or not _is_file(self.graph_path)
             self._graph = open_db(self.graph_path, GRAPH_SCHEMA, self.graph_version, "graph")
         return self._graph
 
@@ -416,6 +447,7 @@ class Store:
     def blobs(self) -> sqlite3.Connection:
         if self._blobs is None:
             self._blobs_readonly = os.path.isdir(self.common) and not _writable(self.blobs_path)
+            self._blobs_created = self._blobs_created or not _is_file(self.blobs_path)
             self._blobs = open_db(self.blobs_path, BLOB_SCHEMA, BLOB_SCHEMA_VERSION, "blob cache")
         return self._blobs
 
@@ -424,6 +456,37 @@ class Store:
         self.close()
         _remove(self.graph_path)
         _remove(self.blobs_path)
+
+    def drop_unbuilt(self, lock_timeout: float = 1.0) -> None:
+        """After a build that failed (a full disk, say): a graph that no build ever completed holds nothing, yet
+        its -wal and -shm can take the last free megabytes, and then the next `git add` failed too. So it is
+        removed when this process created it, with the blob cache if it created that too; a graph that was built keeps its content and
+        gives back the -wal a rolled-back write grew. Under the write lock: another process's build in progress
+        is never touched (when it holds the lock, nothing is done). Never raises: the build's error is the news."""
+        try:
+            with self.write_lock(lock_timeout):
+                if self._built():
+                    with contextlib.suppress(sqlite3.Error):
+                        self.graph.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    return
+                if not self._graph_created:
+                    return  # another process's: it may be building it now
+                self.close()
+                _remove(self.graph_path)
+                if self._blobs_created:  # only with a first graph: a long-lived server's blob cache is other worktrees' too
+                    _remove(self.blobs_path)
+                self._graph_created = self._blobs_created = False
+        except (GraphguardError, sqlite3.Error, OSError):
+            pass
+
+    def _built(self) -> bool:
+        """Whether a build of the graph ever completed (it names its commit); opens the graph only when it is there."""
+        if self._graph is None and stored_version(self.graph_path) != self.graph_version:
+            return False
+        try:
+            return self.meta("head") is not None
+        except (GraphguardError, sqlite3.Error):
+            return False
 
     def close(self) -> None:
         for conn in (self._graph, self._blobs):
@@ -453,7 +516,7 @@ class Store:
     def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
         ensure_dir(self.dir)
         lock = Lock(os.path.join(self.dir, "write.lock"))
-        _unlink_links(lock.path)
+        _unlink_foreign(lock.path)
         try:
             lock.acquire(timeout)
         except OSError as e:
@@ -484,7 +547,7 @@ class Store:
         """The heads of the saved snapshots, most recently saved or used first."""
         directory = os.path.join(self.dir, SNAPSHOTS)
         try:
-            names = [n for n in os.listdir(directory) if n.endswith(".sqlite3") and not os.path.islink(os.path.join(directory, n))]
+            names = [n for n in os.listdir(directory) if n.endswith(".sqlite3") and files.foreign(os.path.join(directory, n)) is None]
         except OSError:
             return []
         found = []

@@ -27,6 +27,7 @@ from graphguard.commands.refresh import serve
 from graphguard.errors import LockTimeout
 from graphguard.repo import open_repo
 from graphguard.store import Lock, Store
+from tests.graphdump import dump
 from tests.helpers import (
     GIT_LEAKS,
     LIB,
@@ -342,6 +343,90 @@ def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_cu
     while refresher_processes(repo) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert refresher_processes(repo) == []  # its parse workers died with it
+
+
+# --- stopped refreshers ------------------------------------------------------------------------
+#
+# kill -STOP leaves a refresher alive, holding the refresh lock, and making no progress: every command
+# waited WAIT_LIMIT (600 s) for it, then failed. GRAPHGUARD_REFRESH_STALL shortens the stall bound here.
+
+
+def _graph_is_sound(repo: GitRepo) -> None:
+    conn = sqlite3.connect(repo.graph_path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+def test_a_stopped_refresher_is_named_and_the_command_does_the_work(
+    hooked: tuple[GitRepo, str, str], store: Store, graphguard_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _, topic = hooked
+    with store.write_lock(5):  # the refresher is caught alive, waiting for the write lock: it does not hold it
+        assert run_git(repo, "checkout", "-q", "topic").returncode == 0
+        pid = _refresher_pid(repo)
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        monkeypatch.setenv(background.STALL_VARIABLE, "1")
+        r = graphguard_cli(repo, "callers", "pkg.mod.f", "--format", "json", timeout=DEADLINE)
+        assert r.code == 0, r.err
+        assert "pkg/other.py" in {c["path"] for c in r.json["callers"]}
+        assert r.err == (f"graphguard: warning: the graph refresh started by post-checkout (pid {pid}, stopped) has made no"
+                         f" progress for 1 s (`kill -CONT {pid}` resumes it, `kill {pid}` ends it); updating the graph here"
+                         " instead\n")
+        assert stored_meta(repo) == topic
+        assert refresher_running(repo)
+        done_here = dump(repo.graph_path)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # The stopped one goes on: under the write lock it finds the graph current, and leaves it as it is.
+    assert wait_for_refresher(repo)
+    _graph_is_sound(repo)
+    assert dump(repo.graph_path) == done_here
+    assert f"graph at {topic}" in _log(repo) and f"updated to {topic}" not in _log(repo)
+
+
+def test_a_refresher_stopped_holding_the_write_lock_is_named_at_once(
+    make_repo: Callable[..., GitRepo], graphguard: Run, graphguard_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command cannot do the work beside it (the lock): it says who holds things up instead of waiting 600 s."""
+    repo = make_repo({"pkg/__init__.py": "", **_many_files(300)})
+    repo.git("checkout", "-q", "-b", "topic")
+    topic = repo.commit("touch all", _many_files(300, tag=", z=0"))
+    repo.git("checkout", "-q", "main")
+    assert graphguard(repo, "install").code == 0
+    assert graphguard(repo, "index").code == 0
+    assert run_git(repo, "checkout", "-q", "topic").returncode == 0
+    pid = _refresher_pid(repo)
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:  # stopped with the write lock held (stop, look, go on if it just let go)
+        while not _write_lock_held(repo) and refresher_running(repo) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert refresher_running(repo), "the refresh ended before it took the write lock"
+        os.kill(pid, signal.SIGSTOP)
+        if _write_lock_held(repo):
+            break
+        os.kill(pid, signal.SIGCONT)
+    try:
+        monkeypatch.setenv(background.STALL_VARIABLE, "1")
+        r = graphguard_cli(repo, "stats", timeout=DEADLINE)
+        assert r.code == 2
+        assert r.err == (f"graphguard: error: the graph refresh started by post-checkout (pid {pid}, stopped) has made no"
+                         f" progress for 2 s (`kill -CONT {pid}` resumes it, `kill {pid}` ends it), and the graph's write"
+                         " lock is held; then try again\n")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert wait_for_refresher(repo)
+    _graph_is_sound(repo)
+    r = graphguard_cli(repo, "stats", "--format", "json")
+    assert (r.json["head"], r.json["files"]) == (topic, 301)
+
+
+def test_a_stall_bound_that_is_not_a_number_is_a_warning() -> None:
+    assert background.stall_limit({}) == background.STALL_LIMIT
+    assert background.stall_limit({background.STALL_VARIABLE: "0.5"}) == 0.5
+    assert background.stall_limit({background.STALL_VARIABLE: "soon"}) == background.STALL_LIMIT
 
 
 # --- several hooks in a row --------------------------------------------------------------------

@@ -3,10 +3,13 @@ that names the cause, and nothing is read or written outside the repository and 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import shutil
+import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -17,7 +20,7 @@ import pytest
 
 from graphguard.error_handler import Exit, error_handler
 from tests.graphdump import dump
-from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, init_repo
+from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, init_repo, run_git, settled_meta
 
 Run = Callable[..., Result]
 ROOT = os.geteuid() == 0
@@ -138,17 +141,36 @@ def test_file_size_limit_is_named_not_a_crash(make_repo: Callable[..., GitRepo])
     assert "file size limit" in line and "102400 bytes" in line and "busy" not in line
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MB tmpfs (root with mount rights only: elsewhere the test is skipped)."""
-    mnt = tmp_path / "small_disk"
+@contextlib.contextmanager
+def _tmpfs(mnt: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` at `mnt` (root with mount rights only: elsewhere the test is skipped)."""
     mnt.mkdir()
-    if not ROOT or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, check=False).returncode:
+    if not ROOT or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True,
+                                  check=False).returncode:
         pytest.skip("a full disk needs a tmpfs mount (root with CAP_SYS_ADMIN)")
     try:
         yield mnt
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs."""
+    with _tmpfs(tmp_path / "small_disk", "2m") as mnt:
+        yield mnt
+
+
+@pytest.fixture
+def disk_8m(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MB tmpfs: room for a repository of 400 files and the start of its graph."""
+    with _tmpfs(tmp_path / "disk_8m", "8m") as mnt:
+        yield mnt
+
+
+def _free(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
 
 
 def test_full_disk_is_named(small_disk: Path, graphguard_cli: Run) -> None:
@@ -158,6 +180,22 @@ def test_full_disk_is_named(small_disk: Path, graphguard_cli: Run) -> None:
     (small_disk / "filler").write_bytes(b"\0" * (free - 150 * 1024))
     line = one_line(graphguard_cli(repo, "index"))
     assert "the disk is full" in line and "busy" not in line
+
+
+@pytest.mark.parametrize("room_kb", [300, 500, 700])  # the write fails at different stages: resolution, the graph's write
+def test_a_first_index_that_fills_the_disk_removes_what_it_wrote(disk_8m: Path, graphguard_cli: Run, room_kb: int) -> None:
+    """It failed cleanly but left no byte free (the graph's -wal and -shm, the workers' scratch databases), so the
+    next `git add` failed too."""
+    repo = init_repo(disk_8m / "repo", {**LIB, **{f"pkg/use{i}.py": LIB["pkg/use.py"] for i in range(400)}})
+    (disk_8m / "filler").write_bytes(b"\0" * (_free(disk_8m) - room_kb * 1024))
+    free = _free(disk_8m)
+    line = one_line(graphguard_cli(repo, "index"))
+    assert "the disk is full" in line and "busy" not in line
+    assert _free(disk_8m) == free
+    left = sorted(p.name for p in store_dir(repo).rglob("*") if p.is_file())
+    assert left == ["write.lock"], left  # empty: the lock
+    (repo.root / "pkg" / "new.py").write_text("def n():\n    return 1\n" * 400)
+    assert repo.git("add", "pkg/new.py") == ""  # raised (no space left on device) before
 
 
 # --- symbolic links are never followed ------------------------------------------------------------
@@ -238,6 +276,130 @@ def test_crash_log_never_follows_a_planted_symlink(make_repo: Callable[..., GitR
         assert log.parent == temp and log.name != "graphguard-crash.log" and not log.is_symlink()
         assert "ValueError: boom" in log.read_text() and (log.stat().st_mode & 0o777) == 0o600
     assert victim.read_text() == "precious\n"
+
+
+# --- FIFOs, sockets and devices are never waited on ----------------------------------------------
+#
+# open() of a FIFO waits for the other end: one at a log or lock held `git checkout` (and the refresh lock)
+# for as long as nobody came. A CI cache restored with tar keeps FIFOs. Each run below has a timeout, so
+# that the code before the fix fails instead of hanging the suite.
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="mkfifo and AF_UNIX sockets")
+NO_HANG = 60.0  # seconds: only against hanging
+
+
+def _plant(path: Path, what: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if what == "fifo":
+        os.mkfifo(path)
+    else:
+        import socket
+
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()  # the socket file stays
+
+
+@contextlib.contextmanager
+def no_hang(seconds: float = NO_HANG) -> Iterator[None]:
+    """In-process code that blocks in open() is interrupted (SIGALRM) instead of hanging the suite."""
+    def alarm(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still blocked after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@posix_only
+@pytest.mark.parametrize(("name", "what"), [("graph.sqlite3", "fifo"), ("graph.sqlite3", "socket"), ("graph.sqlite3-wal", "fifo"),
+                                            ("blobs.sqlite3", "fifo"), ("write.lock", "fifo"), ("write.lock", "socket")])
+def test_a_fifo_or_socket_at_a_store_file_is_damage_removed_and_rebuilt(
+    make_repo: Callable[..., GitRepo], graphguard_cli: Run, name: str, what: str
+) -> None:
+    """A FIFO at graph.sqlite3 failed every command with exit 2 and was never rebuilt."""
+    repo = make_repo(LIB)
+    _plant(store_dir(repo) / name, what)
+    r = graphguard_cli(repo, "callers", "pkg.mod.f", "--format", "json", timeout=NO_HANG)
+    assert callers_of_f(r) == CALLERS
+    line = one_line(r, code=0)
+    assert f"{store_dir(repo) / name} is a {'FIFO' if what == 'fifo' else 'socket'}, not a regular file; removing it" in line
+    assert (store_dir(repo) / name).is_file() or name.endswith("-wal")  # the -wal is made again at the next write
+    assert graphguard_cli(repo, "callers", "pkg.mod.f", timeout=NO_HANG).err == ""
+
+
+@posix_only
+@pytest.mark.parametrize("name", ["refresh.log", "refresh.lock", "refresh.json.tmp"])
+def test_a_fifo_in_the_store_does_not_wedge_git(make_repo: Callable[..., GitRepo], graphguard_cli: Run, name: str) -> None:
+    """`mkfifo .git/graphguard/refresh.log; git checkout -q other` hung (9 minutes observed) holding the refresh lock."""
+    repo = make_repo(LIB)
+    repo.git("checkout", "-q", "-b", "other")
+    other = repo.commit("caller", {"pkg/other.py": "from pkg.mod import f\n\n\ndef h():\n    return f(3)\n"})
+    repo.git("checkout", "-q", "main")
+    assert graphguard_cli(repo, "install").code == 0
+    assert graphguard_cli(repo, "index").code == 0
+    _plant(store_dir(repo) / name, "fifo")
+    proc = run_git(repo, "checkout", "-q", "other", timeout=NO_HANG)
+    assert proc.returncode == 0, proc.stdout
+    assert f"{name} is a FIFO, not a regular file; removing it" in proc.stdout
+    assert settled_meta(repo) == other
+    r = graphguard_cli(repo, "callers", "pkg.mod.f", "--format", "json", timeout=NO_HANG)
+    assert ("pkg/other.py", 5) in callers_of_f(r)
+    assert not (store_dir(repo) / name).is_fifo()
+
+
+@posix_only
+def test_a_fifo_at_the_hook_log_is_replaced_and_the_log_written(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
+    repo = make_repo(LIB)
+    assert graphguard_cli(repo, "index").code == 0
+    conn = sqlite3.connect(repo.graph_path)
+    conn.execute("DROP TABLE meta")  # a refresh that fails, and logs
+    conn.commit()
+    conn.close()
+    _plant(store_dir(repo) / "hook.log", "fifo")
+    repo.commit("more", {"pkg/other.py": "x = 1\n"})
+    r = graphguard_cli(repo, "refresh", timeout=NO_HANG)
+    assert r.code == 0 and "Traceback" not in r.err
+    assert "hook.log is a FIFO, not a regular file; removing it" in r.err
+    assert "graph not refreshed" in r.err and f"(details: {store_dir(repo) / 'hook.log'})" in r.err
+    assert "no such table" in (store_dir(repo) / "hook.log").read_text()
+
+
+@posix_only
+def test_a_fifo_at_the_crash_log_is_replaced_and_the_traceback_written(make_repo: Callable[..., GitRepo],
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(LIB)
+    _plant(store_dir(repo) / "crash.log", "fifo")
+    with no_hang():
+        _crash(str(repo.root))
+    log = store_dir(repo) / "crash.log"
+    err = capsys.readouterr().err
+    assert "crash.log is a FIFO, not a regular file; removing it" in err and f"traceback in {log}" in err
+    assert "ValueError: boom" in log.read_text() and (log.stat().st_mode & 0o777) == 0o600
+
+
+@posix_only
+def test_a_fifo_named_by_github_step_summary_is_a_warning_and_the_verdict_stands(
+    make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`GITHUB_STEP_SUMMARY` naming a FIFO held the check until something read it."""
+    repo = make_repo(LIB)
+    repo.write({"pkg/mod.py": "def f(a, b):\n    return a\n"})
+    repo.git("add", "-A")
+    summary = tmp_path / "summary"
+    os.mkfifo(summary)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    r = graphguard_cli(repo, "check", "--format", "github", timeout=NO_HANG)
+    assert r.code == 1, r.err  # the block stands
+    assert "::error file=pkg/use.py" in r.out
+    line = one_line(r, code=1)
+    assert line == (f"graphguard: warning: step summary not written: cannot append to the step summary file {summary}"
+                    f" (GITHUB_STEP_SUMMARY): {summary} is a FIFO, not a regular file")
+    assert stat.S_ISFIFO(os.lstat(summary).st_mode)  # the user's: left as it was
 
 
 # --- a store nobody may write ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from graphguard import files
 from graphguard.errors import GraphguardError
 from graphguard.model import UseKind
 from graphguard.report import markdown
@@ -133,23 +134,24 @@ def step_summary(result: CheckResult, room: int, runner: TestRunner | None = Non
 
 
 def append_step_summary(result: CheckResult, env: Mapping[str, str] = os.environ, runner: TestRunner | None = None) -> str | None:
-    """Append the Markdown report to `$GITHUB_STEP_SUMMARY`; the path written, or None when not set or full."""
+    """Append the Markdown report to `$GITHUB_STEP_SUMMARY`; the path written, or None when not set or full.
+    Only to a regular file: a FIFO there would hold the check until something read it (GraphguardError)."""
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return None
     try:
-        size = os.path.getsize(path)
-    except FileNotFoundError:
-        size = 0
+        fd = files.open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, follow=True)  # the user's path: a link is theirs
     except OSError as e:
-        raise GraphguardError(f"cannot read the step summary file {path}: {e}") from None
-    sep = "\n" if size else ""
-    text = step_summary(result, STEP_SUMMARY_LIMIT - 1 - size - len(sep), runner)
-    if not text:
-        return None
-    try:
-        with open(path, "a", encoding="utf-8", newline="") as f:
+        raise GraphguardError(f"cannot append to the step summary file {path} (GITHUB_STEP_SUMMARY): {e.strerror or e}") from None
+    with os.fdopen(fd, "a", encoding="utf-8", newline="") as f:
+        size = os.fstat(fd).st_size
+        sep = "\n" if size else ""
+        text = step_summary(result, STEP_SUMMARY_LIMIT - 1 - size - len(sep), runner)
+        if not text:
+            return None
+        try:
             f.write(sep + text)
-    except OSError as e:
-        raise GraphguardError(f"cannot append to the step summary file {path} (GITHUB_STEP_SUMMARY): {e}") from None
+            f.flush()
+        except OSError as e:
+            raise GraphguardError(f"cannot append to the step summary file {path} (GITHUB_STEP_SUMMARY): {e}") from None
     return path
