@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
-from graphguard import __version__
+from graphguard import __version__, output
 from graphguard.error_handler import Exit, error_handler
 
 
@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    output.escape_what_cannot_be_encoded()
     parser = _parser()
     args = parser.parse_args(argv)
     try:
