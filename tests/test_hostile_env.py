@@ -55,3 +55,46 @@ def test_the_json_report_stays_valid_json_on_an_ascii_stdout(make_repo: RepoFact
     assert r.code == 1, r.err
     broken = {c["path"] for ch in r.json["changes"] for c in ch["callers"] if c["status"] == "broken"}
     assert broken == {"pkg/use.py", "pkg/café.py"}
+
+
+# --- item 11: GIT_DIR / GIT_WORK_TREE naming another repository ------------------------------------
+
+OTHER = {"other/__init__.py": "", "other/mod.py": "def f(a):\n    return a\n"}
+
+
+def _pointing_at(repo: GitRepo) -> dict[str, str]:
+    return {"GIT_DIR": str(repo.root / ".git"), "GIT_WORK_TREE": str(repo.root)}
+
+
+@pytest.mark.parametrize("variables", [("GIT_DIR", "GIT_WORK_TREE"), ("GIT_DIR",), ("GIT_WORK_TREE",)])
+def test_repo_wins_over_git_variables_that_name_another_repository(
+    make_repo: RepoFactory, tmp_path: Path, variables: tuple[str, ...],
+) -> None:
+    ours = make_repo(LIB, name="ours")
+    other = make_repo(OTHER, name="other")
+    env = {k: v for k, v in _pointing_at(other).items() if k in variables}
+    r = run(tmp_path, ["callers", "pkg.mod.f", "--repo", str(ours.root)], env)
+    assert r.code == 0, r.err
+    assert "pkg/use.py:5" in r.out
+    assert f"--repo {ours.root}" in r.err and variables[0] in r.err  # said, in one warning line
+    assert len(r.err.strip().splitlines()) == 1, r.err
+    ours.write(BREAK)
+    ours.git("add", "-A")
+    r = run(tmp_path, ["check", "--staged", "--repo", str(ours.root)], env)
+    assert r.code == 1, r.out + r.err
+    assert "pkg/use.py:5" in r.out
+    assert not (other.root / ".git" / "graphguard").exists()  # nothing written into the other one
+
+
+def test_git_variables_that_agree_with_repo_are_kept(make_repo: RepoFactory, tmp_path: Path) -> None:
+    # What a hook sees inside `git commit PATH` (or a commit in a worktree): GIT_DIR for the repository
+    # itself and GIT_INDEX_FILE for the index being committed. --repo naming the same repository keeps both.
+    repo = make_repo(LIB)
+    repo.write(BREAK)
+    index = tmp_path / "other-index"
+    subprocess.run(["git", "add", "-A"], cwd=repo.root, env={**os.environ, "GIT_INDEX_FILE": str(index)}, check=True)
+    env = {**_pointing_at(repo), "GIT_INDEX_FILE": str(index)}
+    r = run(tmp_path, ["check", "--staged", "--repo", str(repo.root)], env)
+    assert r.code == 1, r.out + r.err
+    assert "pkg/use.py:5" in r.out and r.err == ""
+    assert run(tmp_path, ["check", "--staged", "--repo", str(repo.root)]).code == 0  # the real index has nothing staged
