@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
     # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
     p = sub.add_parser("hook-impl")
-    p.add_argument("--repo", default=".")
+    p.add_argument("--repo", default=None)
     p.add_argument("--debug", action="store_true")
     p.add_argument("--hook-type", required=True)
     p.add_argument("hook_args", nargs="*")
