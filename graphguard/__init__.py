@@ -16,8 +16,15 @@ def _drop_pythonpath_entries_of_the_working_directory() -> None:
     if not value or _sys.flags.ignore_environment or not _is_the_program():
         return
     relative = {_os.path.abspath(e or ".") for e in value.split(_os.pathsep) if not _os.path.isabs(e)}
-    if relative:
-        _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") not in relative]
+    if not relative:
+        return
+    _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") not in relative]
+    ran = sorted(name for name, module in list(_sys.modules.items())
+                 if any(str(getattr(module, "__file__", None) or "").startswith(d + _os.sep) for d in relative))
+    if ran:
+        print(f"graphguard: warning: Python imported {', '.join(ran)} from {', '.join(sorted(relative))} before graphguard"
+              " started (PYTHONPATH has an empty or relative entry); `python -I -m graphguard` keeps such files out",
+              file=_sys.stderr)
 
 
 def _is_the_program() -> bool:

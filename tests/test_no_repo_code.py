@@ -266,6 +266,19 @@ def test_console_script_drops_pythonpath_entries_that_name_the_repository_before
         assert fired(sentinels) == [], args
 
 
+def test_console_script_says_which_repository_files_python_ran_before_it(
+    make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path,
+) -> None:
+    repo = make_repo({**LIB, **_customize_files(sentinels)})
+    script = Path(sys.executable).parent / "graphguard"
+    proc = subprocess.run([str(script), "stats"], cwd=repo.root, capture_output=True, text=True,
+                          env=hostile_env(":{lib}", tmp_path), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "imported sitecustomize" in proc.stderr and "python -I -m graphguard" in proc.stderr
+    # Python's start ran them (usercustomize only where the user site is on), nothing of graphguard's
+    assert "sitecustomize" in {s.split("-")[0] for s in fired(sentinels)} <= {"sitecustomize", "usercustomize"}
+
+
 @pythonpaths
 def test_python_isolated_m_graphguard_runs_nothing_of_the_repository(
     make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path, pythonpath: str,
