@@ -113,7 +113,7 @@ def test_manifest_is_valid_for_pre_commit() -> None:
     assert set(refresh["stages"]) == {"post-commit", "post-checkout", "post-merge", "post-rewrite"}
     assert refresh["always_run"] and not refresh["pass_filenames"]
     push = hooks["graphguard-pre-push"]
-    assert push["entry"] == "graphguard hook-impl --hook-type pre-push" and push["stages"] == ["pre-push"]
+    assert push["entry"] == "python -I -m graphguard hook-impl --hook-type pre-push" and push["stages"] == ["pre-push"]
     assert push["always_run"] and not push["pass_filenames"]
     for hook in hooks.values():
         assert tuple(int(p) for p in hook["minimum_pre_commit_version"].split(".")) >= (3, 2, 0)
