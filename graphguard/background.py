@@ -66,7 +66,7 @@ MODE_VARIABLE = "GRAPHGUARD_REFRESH"
 
 # The refresher's interpreter: never `python -m` (it would put the working directory, the analysed
 # repository, first on sys.path); with -c, sys.path[0] is '' and is dropped before any import, as in
-# resources/hook-tmpl. PYTHONSAFEPATH (set in its environment) keeps it off sys.path on 3.11+ anyway.
+# resources/hook-tmpl. -E, as there: an empty or `.` entry of PYTHONPATH names the repository too.
 SERVE = """import sys
 if sys.path and sys.path[0] in ("", "."):
     del sys.path[0]
@@ -134,8 +134,8 @@ def launch(store_dir: str, root: str, hook: str, env: Mapping[str, str]) -> bool
         log = _open_log(store_dir)
         try:
             # The first argument only names the process (in ps, and to tests that trap imports).
-            argv = [sys.executable, "-c", SERVE, "graphguard-refresher", root, hook, str(INHERITED_FD)]
-            _spawn_detached(argv, root, {**env, "PYTHONSAFEPATH": "1"}, log, fd)
+            argv = [sys.executable, "-E", "-c", SERVE, "graphguard-refresher", root, hook, str(INHERITED_FD)]
+            _spawn_detached(argv, root, env, log, fd)
         finally:
             os.close(log)
     finally:

@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
-from graphguard import __version__
+from graphguard import __version__, output
 from graphguard.error_handler import Exit, error_handler
 
 
@@ -19,7 +19,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def command(name: str, help: str, formats: Sequence[str] = ("text", "json")) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("--repo", default=".", help="the repository (default: the one holding the current directory)")
+        # default None: an explicit --repo outranks GIT_DIR / GIT_WORK_TREE (see _follow_repo); "." is put in after parsing
+        p.add_argument("--repo", default=None, help="the repository (default: the one holding the current directory)")
         p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
         if formats:
             p.add_argument("--format", choices=formats, default="text")
@@ -36,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
     # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
     p = sub.add_parser("hook-impl")
-    p.add_argument("--repo", default=".")
+    p.add_argument("--repo", default=None)
     p.add_argument("--debug", action="store_true")
     p.add_argument("--hook-type", required=True)
     p.add_argument("hook_args", nargs="*")
@@ -83,10 +84,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    output.escape_what_cannot_be_encoded()
     parser = _parser()
     args = parser.parse_args(argv)
+    explicit, args.repo = args.repo is not None, args.repo or "."
     try:
         with error_handler(getattr(args, "debug", False), repo=args.repo):
+            if explicit:
+                _follow_repo(args.repo)
             try:
                 return _dispatch(args, parser)
             except sqlite3.DatabaseError as e:
@@ -95,6 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _storage_failure(args, parser, e)
     except Exit as e:
         return e.code
+
+
+def _follow_repo(repo: str) -> None:
+    """`--repo X` answers about X even where GIT_DIR or GIT_WORK_TREE name another repository (said on stderr)."""
+    from graphguard import git
+
+    moved = git.follow_path(os.path.abspath(repo))
+    if moved:
+        output.warn(moved)
 
 
 def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, e: sqlite3.Error) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphguard.commands.install import HOOK_TYPES, LEGACY_SUFFIX, MARKER
-from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, settled_meta
+from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, Result, run_git, settled_meta
 
 HOOKS = ("pre-commit", "pre-merge-commit", "pre-applypatch", "post-commit", "post-checkout", "post-merge", "post-rewrite")
 
@@ -363,3 +363,50 @@ def test_hook_without_graphguard_lets_the_commit_through_with_a_message(hooked: 
     assert proc.returncode == 0, proc.stdout
     assert "graphguard: not found" in proc.stdout
     assert "graphguard install" in proc.stdout
+
+
+def test_install_refuses_an_interpreter_that_finds_graphguard_only_through_pythonpath(
+    make_repo: Callable[..., GitRepo], tmp_path: Path,
+) -> None:
+    # The hooks start their interpreter with -E (an empty PYTHONPATH entry would be the repository), so a
+    # graphguard reachable only through PYTHONPATH would fail every commit: install says so and writes nothing.
+    import sysconfig
+    import venv
+
+    repo = make_repo(LIB)
+    bare = tmp_path / "bare-venv"
+    venv.create(bare, with_pip=False)
+    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[1]), sysconfig.get_paths()["purelib"]])
+    proc = subprocess.run([str(bare / "bin" / "python"), "-m", "graphguard", "install"], cwd=repo.root, env=env,
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "-E" in proc.stderr and "PYTHONPATH" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (repo.root / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_hooks_run_a_graphguard_installed_in_the_user_site_whatever_pythonpath_says(
+    make_repo: Callable[..., GitRepo], tmp_path: Path,
+) -> None:
+    # -E, not -I: the user site-packages (`pip install --user`) stays on the hooks' sys.path.
+    import sysconfig
+
+    base = getattr(sys, "_base_executable", sys.executable)
+    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
+    env["HOME"] = str(tmp_path / "home")
+    where = subprocess.run([base, "-s", "-c", "import site; print(site.getusersitepackages())"], env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    user_site = Path(where)
+    user_site.mkdir(parents=True)
+    # What `pip install --user graphguard` leaves there: the package and its dependencies, importable.
+    (user_site / "graphguard-under-test.pth").write_text(f"{Path(__file__).parents[1]}\n{sysconfig.get_paths()['purelib']}\n")
+    repo = make_repo(LIB)
+    proc = subprocess.run([base, "-m", "graphguard", "install"], cwd=repo.root, env=env, capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"INSTALL_PYTHON={shlex.quote(base)}" in (repo.root / ".git" / "hooks" / "pre-commit").read_text()
+    repo.write(BREAK)
+    repo.git("add", "-A")
+    proc = run_git(repo, "commit", "-m", "brk", env={**env, "PYTHONPATH": ":" + str(tmp_path)})
+    assert proc.returncode == 1, proc.stdout
+    assert "pkg/use.py:5" in proc.stdout

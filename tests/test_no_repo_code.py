@@ -186,3 +186,131 @@ def test_pre_commit_framework_pre_merge_commit_checks_a_merge_against_each_paren
     assert proc.returncode != 0, proc.stdout
     assert repo.head == before
     assert "pkg/added.py:5" in proc.stdout
+
+
+# --- PYTHONPATH entries that name the repository ----------------------------------------------------
+# `PYTHONPATH=$PYTHONPATH:$HOME/lib` with an empty PYTHONPATH gives an empty first entry, which Python
+# reads as the current directory, as it does `.`: inside a hook, that is the analysed repository.
+
+#: id -> PYTHONPATH ({lib} is a real folder outside the repository, as $HOME/lib would be).
+HOSTILE_PYTHONPATHS = {"empty-entry": ":{lib}", "dot": "."}
+
+# Imported by `site` while the interpreter starts, from anywhere on sys.path, before the program's first line.
+CUSTOMIZE = """\
+import os as _os, sys as _sys
+with open(_os.path.join({sentinels!r}, "{name}-%d" % _os.getpid()), "w") as _f:
+    _f.write(" ".join(_sys.argv))
+"""
+
+
+def _customize_files(sentinels: Path) -> dict[str, str]:
+    return {f"{name}.py": CUSTOMIZE.format(sentinels=str(sentinels), name=name) for name in ("sitecustomize", "usercustomize")}
+
+
+def hostile_env(pythonpath: str, tmp_path: Path) -> dict[str, str]:
+    lib = tmp_path / "home-lib"
+    lib.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
+    env["PYTHONPATH"] = pythonpath.format(lib=lib)
+    return env
+
+
+def commit_with(repo: GitRepo, files: dict[str, str | None], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    repo.write(files)
+    repo.git("add", "-A")
+    return run_git(repo, "commit", "-m", "change", env=env)
+
+
+pythonpaths = pytest.mark.parametrize("pythonpath", list(HOSTILE_PYTHONPATHS.values()), ids=list(HOSTILE_PYTHONPATHS))
+
+
+@pythonpaths
+def test_native_hooks_and_the_refresher_ignore_a_pythonpath_that_names_the_repository(
+    make_repo: Callable[..., GitRepo], graphguard: Run, sentinels: Path, tmp_path: Path, pythonpath: str,
+) -> None:
+    repo = trapped_repo(make_repo, sentinels, _customize_files(sentinels))
+    assert graphguard(repo, "install").code == 0
+    env = hostile_env(pythonpath, tmp_path)
+    proc = commit_with(repo, BREAK, env)
+    assert proc.returncode != 0, proc.stdout
+    assert "pkg/use.py:5" in proc.stdout and "BLOCK" in proc.stdout
+    proc = commit_with(repo, FIX, env)  # pre-commit passes; post-commit starts the refresher, in the same environment
+    assert proc.returncode == 0, proc.stdout
+    assert run_git(repo, "checkout", "-q", "-b", "side", env=env).returncode == 0
+    assert wait_for_refresher(repo)
+    assert "graph at" in (repo.graph_path.parent / "refresh.log").read_text()
+    assert fired(sentinels) == []
+
+
+@pythonpaths
+def test_console_script_drops_pythonpath_entries_that_name_the_repository_before_its_imports(
+    make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path, pythonpath: str,
+) -> None:
+    # What Python itself imports before the console script's first line (sitecustomize, the graphguard
+    # package, what the .pth files of site-packages import: an editable install's finder imports pathlib
+    # and fnmatch) cannot be kept out from inside: see the next test for the way to run it that can.
+    probe = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"], cwd=tmp_path,
+                           capture_output=True, text=True, check=True)
+    at_start = set(probe.stdout.split())
+    repo = make_repo({**LIB, **{k: v for k, v in _trap_files(sentinels).items()
+                                if not k.startswith("graphguard/") and k.removesuffix(".py") not in at_start}})
+    repo.write(BREAK)
+    repo.git("add", "-A")
+    script = Path(sys.executable).parent / "graphguard"
+    env = hostile_env(pythonpath, tmp_path)
+    for args, code, says in ((["check", "--staged"], 1, "pkg/use.py:5"), (["callers", "pkg.mod.f"], 0, "pkg/use.py:5"),
+                             (["index"], 0, "graph"), (["stats"], 0, "files")):
+        proc = subprocess.run([str(script), *args], cwd=repo.root, capture_output=True, text=True, env=env, check=False)
+        assert proc.returncode == code, proc.stdout + proc.stderr
+        assert says in proc.stdout + proc.stderr, args
+        assert fired(sentinels) == [], args
+
+
+def test_console_script_says_which_repository_files_python_ran_before_it(
+    make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path,
+) -> None:
+    repo = make_repo({**LIB, **_customize_files(sentinels)})
+    script = Path(sys.executable).parent / "graphguard"
+    proc = subprocess.run([str(script), "stats"], cwd=repo.root, capture_output=True, text=True,
+                          env=hostile_env(":{lib}", tmp_path), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "imported sitecustomize" in proc.stderr and "python -I -m graphguard" in proc.stderr
+    # Python's start ran them (usercustomize only where the user site is on), nothing of graphguard's
+    assert "sitecustomize" in {s.split("-")[0] for s in fired(sentinels)} <= {"sitecustomize", "usercustomize"}
+
+
+@pythonpaths
+def test_python_isolated_m_graphguard_runs_nothing_of_the_repository(
+    make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path, pythonpath: str,
+) -> None:
+    # The way to start graphguard by hand that nothing in the repository can shadow (the README's advice).
+    repo = trapped_repo(make_repo, sentinels, _customize_files(sentinels))
+    repo.write(BREAK)
+    repo.git("add", "-A")
+    proc = subprocess.run([sys.executable, "-I", "-m", "graphguard", "check", "--staged"], cwd=repo.root,
+                          capture_output=True, text=True, env=hostile_env(pythonpath, tmp_path), check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "pkg/use.py:5" in proc.stdout
+    assert fired(sentinels) == []
+
+
+@pythonpaths
+def test_pre_commit_framework_hooks_ignore_a_pythonpath_that_names_the_repository(
+    make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch, sentinels: Path, tmp_path: Path, pythonpath: str,
+) -> None:
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("PRE_COMMIT_COLOR", "never")
+    repo = trapped_repo(make_repo, sentinels, {**_customize_files(sentinels),
+                                               ".pre-commit-config.yaml": _config(hook_repo, install_types=ALL_TYPES)})
+    _run([sys.executable, "-m", "pre_commit", "install"], repo.root, dict(os.environ))
+    env = hostile_env(pythonpath, tmp_path)
+    proc = commit_with(repo, BREAK, env)
+    assert proc.returncode != 0, proc.stdout
+    assert "pkg/use.py:5" in proc.stdout
+    proc = commit_with(repo, FIX, env)
+    assert proc.returncode == 0, proc.stdout
+    assert wait_for_refresher(repo)
+    assert "graph at" in (repo.graph_path.parent / "refresh.log").read_text()
+    # The framework's own interpreter runs the repository's sitecustomize.py (not graphguard's to prevent).
+    assert fired(sentinels, only_graphguard=True) == []

@@ -103,16 +103,17 @@ def test_manifest_is_valid_for_pre_commit() -> None:
 
     hooks = {h["id"]: h for h in load_manifest(str(PROJECT / ".pre-commit-hooks.yaml"))}
     check, refresh = hooks["graphguard"], hooks["graphguard-refresh"]
-    assert check["entry"] == "graphguard check --staged"
+    # -I: PYTHONPATH (an empty entry is the repository) cannot put the repository's files before graphguard's
+    assert check["entry"] == "python -I -m graphguard check --staged"
     assert check["stages"] == ["pre-commit", "pre-merge-commit"]
     # deletions pass no file names: the check must run anyway, on the whole staged change
     assert check["always_run"] and not check["pass_filenames"] and check["require_serial"]
     assert check["verbose"]
-    assert refresh["entry"] == "graphguard refresh"
+    assert refresh["entry"] == "python -I -m graphguard refresh"
     assert set(refresh["stages"]) == {"post-commit", "post-checkout", "post-merge", "post-rewrite"}
     assert refresh["always_run"] and not refresh["pass_filenames"]
     push = hooks["graphguard-pre-push"]
-    assert push["entry"] == "graphguard hook-impl --hook-type pre-push" and push["stages"] == ["pre-push"]
+    assert push["entry"] == "python -I -m graphguard hook-impl --hook-type pre-push" and push["stages"] == ["pre-push"]
     assert push["always_run"] and not push["pass_filenames"]
     for hook in hooks.values():
         assert tuple(int(p) for p in hook["minimum_pre_commit_version"].split(".")) >= (3, 2, 0)

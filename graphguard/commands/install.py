@@ -36,12 +36,31 @@ def script(hook_type: str) -> str:
     return template.replace("__HOOK_TYPE__", hook_type).replace("__INSTALL_PYTHON__", shlex.quote(sys.executable))
 
 
+#: How the hook shim starts graphguard (resources/hook-tmpl): -E, so that PYTHONPATH, whose empty or `.` entry
+#: is the repository, is ignored; sys.path[0] ('' for -c) dropped before the first import.
+HOOK_PROBE = 'import sys\nif sys.path and sys.path[0] in ("", "."):\n    del sys.path[0]\nimport graphguard.main'
+
+
+def check_hook_interpreter() -> None:
+    """The hooks would fail on every commit if their `python -E` could not import graphguard: say so now."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-E", "-c", HOOK_PROBE], capture_output=True, check=False, timeout=120)
+    if proc.returncode != 0:
+        raise GraphguardError(
+            f"the hooks start {sys.executable} with -E (PYTHONPATH ignored, so that it cannot run the repository's code),"
+            " and it cannot import graphguard then (found only through PYTHONPATH or PYTHONUSERBASE?): install graphguard"
+            " into that interpreter's environment (a venv, pipx, pip install --user) and run graphguard install from it"
+        )
+
+
 def install(repo_path: str, *, uninstall: bool = False, pre_push: bool = False) -> int:
     root = git.repo_paths(repo_path).root
     folder = hooks_dir(root)
     # Uninstall removes every hook of ours, the opt-in ones too.
     hook_types = HOOK_TYPES + OPTIONAL_HOOK_TYPES if uninstall or pre_push else HOOK_TYPES
     if not uninstall:
+        check_hook_interpreter()
         for hook_type in hook_types:
             path = os.path.join(folder, hook_type)
             if os.path.lexists(path) and not is_ours(path) and os.path.lexists(path + LEGACY_SUFFIX):

@@ -138,6 +138,9 @@ def hook_name(hook_type: str | None, env: dict[str, str]) -> str | None:
 def serve(repo_path: str, hook: str, lock_fd: int) -> int:
     """The detached refresher (graphguard.background.launch runs it): holds the refresh lock, inherited
     on `lock_fd`, and brings the graph to HEAD until HEAD stops moving. Its stdout and stderr are the log."""
+    from graphguard import output
+
+    output.escape_what_cannot_be_encoded()  # the log takes the locale's encoding, which may lack a file name's letters
     started = time.time()
     print(f"--- {_now()} pid {os.getpid()}, started by {hook}", flush=True)
     try:
