@@ -139,8 +139,8 @@ def _check_edit(session: Session, args: Arguments) -> Document:
     # Paths as given: the check's own validation (graphguard.check.proposed) judges them.
     proposed = {k: v.encode("utf-8", "surrogatepass") for k, v in files.items()}
     t0 = time.perf_counter()
-    with session.answering():
-        return _timed(run_proposed(session.repo, proposed, deleted), t0)
+    with session.answering() as head:  # the one commit of the answer, as for every tool
+        return _timed(run_proposed(session.repo, proposed, deleted, at=head), t0)
 
 
 def _check(session: Session, args: Arguments) -> Document:
@@ -150,8 +150,8 @@ def _check(session: Session, args: Arguments) -> Document:
     if mode not in ("worktree", "staged"):
         raise GraphguardError("'mode' must be \"worktree\" or \"staged\"")
     t0 = time.perf_counter()
-    with session.answering():
-        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree"), t0)
+    with session.answering() as head:
+        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree", at=head), t0)
 
 
 def _callers(session: Session, args: Arguments) -> Document:
