@@ -403,3 +403,69 @@ def test_head_moving_during_an_answer_leaves_it_for_the_commit_it_began_at(
         assert after["base"] == moved[0] and broken_callers(after) == BROKEN | {("pkg/late0.py", 3)}
     finally:
         session.close()
+
+
+@pytest.mark.slow  # 15-35 s on a loaded two-core machine: two servers, 16 moves of HEAD
+def test_check_edit_while_head_moves_under_two_servers(make_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
+    """The issue's stress, bounded: two servers, a thread committing, checking out and rebasing every few
+    tens of milliseconds, check_edit asked of both meanwhile. Every answer is a correct answer for the one
+    commit it names: no error, no mix of two graphs. (Figures for the report: printed, never asserted.)"""
+    import random
+    import threading
+    import time
+
+    repo = make_repo({k: v for k, v in FILES.items()})
+    home = tmp_path / "home"
+    home.mkdir()
+    main = repo.head
+    repo.git("branch", "side")
+    made = {main}
+    late: set[str] = set()
+    done = threading.Event()
+
+    def move_head() -> None:
+        rng = random.Random(18)
+        try:
+            for n in range(16):
+                time.sleep(rng.uniform(0.05, 0.3))
+                step = n % 4
+                if step in (0, 2):  # a commit on whichever branch is out, adding a caller
+                    path = f"pkg/late{n}.py"
+                    late.add(path)
+                    repo.commit(f"late {n}", {path: "from pkg.billing import prorate\n\nprorate(1, 2)\n"})
+                elif step == 1:
+                    repo.git("checkout", "-q", "side")
+                else:  # side onto main, then main again
+                    repo.git("rebase", "-q", "main")
+                    made.add(repo.head)
+                    repo.git("checkout", "-q", "main")
+                made.add(repo.head)
+        finally:
+            done.set()
+
+    answers: list[tuple[float, Any]] = []
+
+    def ask(client: Client) -> None:
+        while not done.is_set():
+            t0 = time.perf_counter()
+            result = client.call("check_edit", {"files": {"pkg/billing.py": BREAKING}})
+            answers.append((time.perf_counter() - t0, result))
+
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(contextlib.contextmanager(connect)(repo, home)) for _ in range(2)]
+        mover = threading.Thread(target=move_head)
+        askers = [threading.Thread(target=ask, args=(s,)) for s in servers]
+        for t in (mover, *askers):
+            t.start()
+        for t in (mover, *askers):
+            t.join(timeout=300)
+    errors = [r.content[0].text for _, r in answers if r.is_error]
+    print(f"\ncheck_edit under moving HEAD: {len(errors)} errors of {len(answers)} calls, max {max(s for s, _ in answers):.2f} s")
+    assert not errors, errors
+    assert len(answers) >= 10
+    for _, result in answers:
+        doc = result.structured_content
+        assert doc["base"] in made or repo.git("cat-file", "-t", doc["base"]) == "commit"  # a rebase's own steps too
+        assert doc["verdict"] == "block"
+        broken = broken_callers(doc)
+        assert BROKEN <= broken and {p for p, _ in broken - BROKEN} <= late
