@@ -134,8 +134,8 @@ def _check_edit(session: Session, args: Arguments) -> Document:
     deleted = _strings(args, "deleted", required=False)
     if not files and not deleted:
         raise GraphguardError("propose at least one file in 'files' or one path in 'deleted'")
-    # A JSON string may hold lone surrogates: kept as the bytes they stand for, so that the check's own
-    # validation reports the content as not UTF-8 rather than the server failing to encode it.
+    # The wire refuses a lone surrogate (wire.py); one from another caller is kept as the bytes it stands for,
+    # so that the check's own validation reports the content as not UTF-8 rather than failing to encode it.
     # Paths as given: the check's own validation (graphguard.check.proposed) judges them.
     proposed = {k: v.encode("utf-8", "surrogatepass") for k, v in files.items()}
     t0 = time.perf_counter()
