@@ -422,6 +422,7 @@ def test_check_edit_while_head_moves_under_two_servers(make_repo: Callable[..., 
     made = {main}
     late: set[str] = set()
     done = threading.Event()
+    failed: list[BaseException] = []
 
     def move_head() -> None:
         rng = random.Random(18)
@@ -440,6 +441,8 @@ def test_check_edit_while_head_moves_under_two_servers(make_repo: Callable[..., 
                     made.add(repo.head)
                     repo.git("checkout", "-q", "main")
                 made.add(repo.head)
+        except BaseException as e:  # noqa: BLE001 - asserted below: a move that failed is no stress
+            failed.append(e)
         finally:
             done.set()
 
@@ -462,7 +465,7 @@ def test_check_edit_while_head_moves_under_two_servers(make_repo: Callable[..., 
     errors = [r.content[0].text for _, r in answers if r.is_error]
     print(f"\ncheck_edit under moving HEAD: {len(errors)} errors of {len(answers)} calls, max {max(s for s, _ in answers):.2f} s")
     assert not errors, errors
-    assert len(answers) >= 10
+    assert not failed and len(answers) >= 10
     for _, result in answers:
         doc = result.structured_content
         assert doc["base"] in made or repo.git("cat-file", "-t", doc["base"]) == "commit"  # a rebase's own steps too
