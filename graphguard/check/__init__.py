@@ -44,9 +44,11 @@ class Findings(NamedTuple):
     warnings: list[FileWarning]
 
 
-def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str | None = None, head: str | None = None) -> CheckResult:
+def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str | None = None, head: str | None = None,
+        at: str | None = None) -> CheckResult:
+    """`at`: HEAD as the caller fixed it, the graph already at it and held (see run_proposed)."""
     root = repo.root
-    head_commit = git.head(root)
+    head_commit = at or git.head(root)
     config = load_config(root)
     if base is None and not staged:
         revisions.refuse_conflicts(root, config)
@@ -55,27 +57,33 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # (a warm graph at either commit, a cold CI clone) finds the callers the same way.
     # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
     # (The empty tree is no commit to bring the graph to: the overlay reads the old side's tree, which holds nothing.)
-    ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
+    if at is None:
+        ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
     return _compare(repo, config, revs, staged=staged)
 
 
-def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str] = ()) -> CheckResult:
+def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str] = (), *, at: str | None = None) -> CheckResult:
     """The shadow check: HEAD -> the working tree with `files` (path -> proposed bytes) laid over it and
     `deleted` gone, as `check --worktree` would answer after the write. Nothing is written: no file, no
     index, no graph or blob-cache row (the overlay over the stored graph is dropped with the answer).
 
     Paths are relative to the repository root, '/'-separated. Input that cannot be checked is a
     GraphguardError with a one-line message (proposed.validate, revisions.refuse_links); content
-    that is not text is a warning in the answer. Cheap to call again and again with one open Repo."""
+    that is not text is a warning in the answer. Cheap to call again and again with one open Repo.
+
+    `at`: HEAD as the caller fixed it at the start of its answer, the graph already brought to it and held
+    in a read transaction (the MCP server): HEAD is not read again nor the graph updated, so a commit landing
+    meanwhile cannot turn the answer into an update inside that transaction, or into one for two commits."""
     root = repo.root
     config = load_config(root)
     wanted = proposed.validate(files, deleted, config)
     revisions.refuse_links(root, wanted)
-    head_commit = git.head(root)
+    head_commit = at or git.head(root)
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
     revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
-    ensure_current(repo, config=config, at=head_commit, text_index=False)
+    if at is None:
+        ensure_current(repo, config=config, at=head_commit, text_index=False)
     revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
     result = _compare(repo, config, revs, proposals=wanted)
     result.warnings[:0] = wanted.warnings

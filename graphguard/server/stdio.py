@@ -1,4 +1,5 @@
-"""The Model Context Protocol over stdin/stdout (the `mcp` SDK's low-level server): the only module that imports it.
+"""The Model Context Protocol over stdin/stdout (the `mcp` SDK's low-level server, on a transport of our own:
+every line is answered, see wire.py): the only module that imports the SDK.
 
 One request is answered at a time: the answers run in the event loop itself, so two calls never share the
 SQLite connection or the graph at once, and a refresh is never interleaved with an answer. A client that
@@ -13,17 +14,18 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
-from typing import Any, cast
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 import mcp_types as types
+import pydantic
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from graphguard import __version__
 from graphguard.errors import GraphguardError
-from graphguard.server import tools
+from graphguard.server import tools, wire
 from graphguard.server.session import Session
 
 INSTRUCTIONS = (
@@ -79,34 +81,25 @@ def build(session: Session) -> Server[Any]:
     return Server("graphguard", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-#: The longest request line read (a check_edit's proposals are bounded below this by graphguard.check.proposed).
-MAX_LINE = 128 * 1024 * 1024
+async def _lines(fd: int) -> AsyncIterator[bytes | wire.Overlong]:
+    """The client's lines, read by the event loop itself. (The SDK's transport reads each line in a worker
+    thread, and writes and flushes each answer in another: three thread hops an answer, a few milliseconds
+    each on a loaded machine, when an answer itself takes well under one.)"""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=READ_CHUNK)  # the pipe is paused beyond twice this, unread
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", closefd=False))
+    lines = wire.Lines()
+    while chunk := await reader.read(READ_CHUNK):
+        for line in lines.feed(chunk):
+            yield line
+    for line in lines.end():
+        yield line
 
 
-class _Lines:
-    """The client's messages, a line each, read by the event loop itself. (The SDK's default reads each
-    line in a worker thread, and writes and flushes each answer in another: three thread hops an answer,
-    a few milliseconds each on a loaded machine, when an answer itself takes well under one.)"""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-
-    async def __aiter__(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=MAX_LINE)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self.fd, "rb", closefd=False))
-        while True:
-            try:
-                line = await reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as end:
-                line = end.partial
-            except asyncio.LimitOverrunError:
-                raise OSError(f"a request line over {MAX_LINE} bytes") from None
-            if not line:
-                return
-            yield line.decode("utf-8", "replace")
+#: Bytes read from the pipe at a time.
+READ_CHUNK = 1024 * 1024
 
 
 class _Writer:
@@ -116,12 +109,17 @@ class _Writer:
         self.fd = fd
 
     async def write(self, text: str) -> None:
+        self._put(text)
+
+    def send(self, doc: dict[str, Any]) -> None:
+        """A message of our own (an error for a line the SDK could not take)."""
+        self._put(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _put(self, text: str) -> None:
+        """Whole, with no await inside: two messages never interleave on the pipe."""
         data = memoryview(text.encode("utf-8"))
         while data:
             data = data[os.write(self.fd, data):]
-
-    async def flush(self) -> None:
-        return None
 
 
 @contextlib.contextmanager
@@ -142,15 +140,65 @@ def _wire() -> Iterator[tuple[int, int]]:
         os.close(wire_out)
 
 
+def _message(line: bytes, writer: _Writer) -> SessionMessage | None:
+    """The message on a line, for the SDK; a line it cannot take is answered here (wire.refusal), never dropped."""
+    text = line.decode("utf-8", "replace")
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except pydantic.ValidationError as e:
+        reply = wire.refusal(text, _why(e))
+    else:
+        # A request whose `id` the SDK cannot take (null, an object) it reads as a notification: the client would wait.
+        misread = isinstance(message, types.JSONRPCNotification) and '"id"' in text
+        reply = wire.refusal(text, "an id the protocol cannot read") if misread else None
+        if reply is None:
+            return SessionMessage(message)
+    if reply is not None:
+        writer.send(reply)
+    return None
+
+
+def _why(e: pydantic.ValidationError) -> str:
+    """The parser's reason, from the request's side of the union it tried (the other sides say the same or less)."""
+    errors = e.errors(include_url=False, include_input=False)
+    first = next((x for x in errors if x["loc"][:1] == ("JSONRPCRequest",)), errors[0])
+    where = ".".join(str(p) for p in first["loc"][1:])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+async def _transport(wire_in: int, wire_out: int, server: Server[Any]) -> None:
+    """The SDK's server between the client's lines and the answers (the SDK's stdio transport, with every line answered)."""
+    writer = _Writer(wire_out)
+    to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_client, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read() -> None:
+        async with to_server:
+            async for line in _lines(wire_in):
+                if isinstance(line, wire.Overlong):
+                    writer.send(wire.overlong(line))
+                elif (message := _message(line, writer)) is not None:
+                    await to_server.send(message)
+
+    async def write() -> None:
+        async with from_server:
+            async for message in from_server:
+                await writer.write(message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read)
+        tg.start_soon(write)
+        async with to_client, from_client:
+            await server.run(from_client, to_client, server.create_initialization_options())
+
+
 def serve(session: Session) -> int:
     """Answer over stdio until the client leaves; 0 then."""
     server = build(session)
 
     async def run() -> None:
         with _wire() as (wire_in, wire_out):
-            reader, writer = cast("anyio.AsyncFile[str]", _Lines(wire_in)), cast("anyio.AsyncFile[str]", _Writer(wire_out))
-            async with stdio_server(stdin=reader, stdout=writer) as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            await _transport(wire_in, wire_out, server)
 
     try:
         anyio.run(run)

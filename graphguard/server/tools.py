@@ -134,13 +134,13 @@ def _check_edit(session: Session, args: Arguments) -> Document:
     deleted = _strings(args, "deleted", required=False)
     if not files and not deleted:
         raise GraphguardError("propose at least one file in 'files' or one path in 'deleted'")
-    # A JSON string may hold lone surrogates: kept as the bytes they stand for, so that the check's own
-    # validation reports the content as not UTF-8 rather than the server failing to encode it.
+    # The wire refuses a lone surrogate (wire.py); one from another caller is kept as the bytes it stands for,
+    # so that the check's own validation reports the content as not UTF-8 rather than failing to encode it.
     # Paths as given: the check's own validation (graphguard.check.proposed) judges them.
     proposed = {k: v.encode("utf-8", "surrogatepass") for k, v in files.items()}
     t0 = time.perf_counter()
-    with session.answering():
-        return _timed(run_proposed(session.repo, proposed, deleted), t0)
+    with session.answering() as head:  # the one commit of the answer, as for every tool
+        return _timed(run_proposed(session.repo, proposed, deleted, at=head), t0)
 
 
 def _check(session: Session, args: Arguments) -> Document:
@@ -150,8 +150,8 @@ def _check(session: Session, args: Arguments) -> Document:
     if mode not in ("worktree", "staged"):
         raise GraphguardError("'mode' must be \"worktree\" or \"staged\"")
     t0 = time.perf_counter()
-    with session.answering():
-        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree"), t0)
+    with session.answering() as head:
+        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree", at=head), t0)
 
 
 def _callers(session: Session, args: Arguments) -> Document:
