@@ -135,4 +135,5 @@ def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall
     ctx = impact.ChangeContext(ChangeKind.NEW_CALLS, target, target, (), sig, is_method,
                                target.rsplit(".", 2)[-2] if is_method else None)
     binding = bind(s.shape, sig, implicit_first=impact.implicit_first(ctx, use, sig))
-    return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT)
+    return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT,
+                        "TypeError" if binding.status is Status.BROKEN else None)

@@ -1,0 +1,171 @@
+"""What a file says about its own call sites: ignore comments and blocks that expect a failure. Pure.
+
+Read only for the files holding a site a check would blame (check/suppress), from the blob
+being checked; the stored facts do not carry comments (millions of call sites, few comments).
+
+    f(1)  # type: ignore[call-arg]            the author knows the call does not bind
+    with pytest.raises(TypeError):            the test wants the call to fail
+        f(1)
+    self.assertRaises(TypeError, f, 1)        the same, with the callable passed
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+from graphguard.languages import MAX_BYTES, encoding, treesitter
+
+_QUERY = """
+(comment) @comment
+(with_statement) @with
+((call function: (_) @fn) @call (#match? @fn "(raises|assertRaises[A-Za-z]*|failUnlessRaises)$"))
+"""
+_HOLES = "(function_definition) @hole (class_definition) @hole (lambda) @hole"
+
+#: The calls that expect their block (or the callable they are passed) to raise.
+_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"})
+
+GRAPHGUARD_IGNORE = re.compile(r"#\s*graphguard:\s*ignore\b(?:\[([^\]]*)\])?")
+_TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(?:\[([^\]]*)\])?")
+_PYRIGHT_IGNORE = re.compile(r"#\s*pyright:\s*ignore\b(?:\[([^\]]*)\])?")
+#: The type checkers' codes for a call whose arguments do not fit the signature.
+_CALL_CODES = frozenset({"call-arg", "arg-type", "call-overload", "misc", "reportCallIssue", "reportArgumentType"})
+
+
+class Ignore(NamedTuple):
+    line: int
+    text: str  # the comment part as written: "# type: ignore[call-arg]"
+    codes: tuple[str, ...] | None  # graphguard's codes; None: every code
+
+
+class Expecting(NamedTuple):
+    """Lines where a failure is expected: a `with pytest.raises(...)` body, or the callable passed to `assertRaises`."""
+
+    line: int
+    end_line: int
+    exceptions: tuple[str, ...]  # as written: ("TypeError",), ("ValueError", "TypeError")
+    text: str  # the expecting call as written, shortened: "pytest.raises(TypeError)"
+    holes: tuple[tuple[int, int], ...] = ()  # functions and classes defined inside: their bodies do not run there
+    passed: bool = False  # the callable passed to `assertRaises(E, f, ...)`: a reference, not a call
+
+
+class Notes(NamedTuple):
+    graphguard: dict[int, list[Ignore]]  # line -> `# graphguard: ignore` on it
+    checker: dict[int, list[Ignore]]  # line -> a type checker's ignore that covers a call that does not bind
+    expecting: tuple[Expecting, ...]
+
+    def ignores(self, line: int, end_line: int, *, call: bool) -> list[Ignore]:
+        """The ignores written on the site's lines (a type checker's only for a call)."""
+        tables = (self.graphguard, self.checker) if call else (self.graphguard,)
+        return [i for table in tables for n in range(line, end_line + 1) for i in table.get(n, ())]
+
+    def expected(self, line: int, end_line: int, raised: str, *, passed: bool = False) -> Expecting | None:
+        """The innermost block around lines `line`..`end_line` that expects `raised` (an exception name)."""
+        found = [e for e in self.expecting if e.passed is passed and e.line <= line and end_line <= e.end_line
+                 and not any(a <= line <= b for a, b in e.holes) and _covers(e.exceptions, raised)]
+        return max(found, key=lambda e: e.line) if found else None
+
+
+EMPTY = Notes({}, {}, ())
+
+
+def notes(source: bytes) -> Notes:
+    """The notes of one file's source (a file too large to parse has none)."""
+    if len(source) > MAX_BYTES:
+        return EMPTY
+    text = encoding.to_utf8(source)[0]
+    root = treesitter.parse(text).root_node
+    graphguard: dict[int, list[Ignore]] = defaultdict(list)
+    checker: dict[int, list[Ignore]] = defaultdict(list)
+    expecting = []
+    for _, caps in treesitter.matches(_QUERY, root):
+        for node in caps.get("comment", ()):
+            _comment(node, graphguard, checker)
+        for node in caps.get("with", ()):
+            expecting += _with(node)
+        for node in caps.get("call", ()):
+            expecting += _passed(node)
+    return Notes(dict(graphguard), dict(checker), tuple(expecting))
+
+
+def _comment(node: Any, graphguard: dict[int, list[Ignore]], checker: dict[int, list[Ignore]]) -> None:
+    line = node.start_point[0] + 1
+    comment = node.text.decode("utf-8", "replace")
+    for m in GRAPHGUARD_IGNORE.finditer(comment):
+        graphguard[line].append(Ignore(line, m.group(0), split_codes(m.group(1))))
+    for pattern in (_TYPE_IGNORE, _PYRIGHT_IGNORE):
+        for m in pattern.finditer(comment):
+            named = split_codes(m.group(1))
+            if named is None or _CALL_CODES.intersection(named):
+                checker[line].append(Ignore(line, m.group(0), None))
+
+
+def split_codes(inside: str | None) -> tuple[str, ...] | None:
+    """`call-arg, misc` -> ("call-arg", "misc"); None (a bare ignore) stays None."""
+    if inside is None:
+        return None
+    return tuple(c.strip() for c in inside.split(",") if c.strip())
+
+
+def _raises_call(node: Any) -> tuple[tuple[str, ...], list[Any], str] | None:
+    """(exceptions, the arguments after them, the call's text) of `pytest.raises(E, ...)` / `self.assertRaises(E, ...)`."""
+    if node.type != "call":
+        return None
+    function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if function is None or args is None or args.type != "argument_list":
+        return None
+    name = function.text.decode("utf-8", "replace").rsplit(".", 1)[-1]
+    positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+    if name not in _RAISES or not positional:
+        return None
+    text = " ".join(node.text.decode("utf-8", "replace").split())
+    return _exception_names(positional[0]), positional[1:], text if len(text) <= 60 else text[:57] + "..."
+
+
+def _exception_names(node: Any) -> tuple[str, ...]:
+    """`TypeError`, `(TypeError, ValueError)`, `TypeError | ValueError`: the names, last part only."""
+    if node.type in ("tuple", "parenthesized_expression"):
+        return tuple(n for child in node.named_children for n in _exception_names(child))
+    if node.type == "binary_operator":
+        return tuple(n for child in (node.child_by_field_name("left"), node.child_by_field_name("right"))
+                     if child is not None for n in _exception_names(child))
+    return (node.text.decode("utf-8", "replace").rsplit(".", 1)[-1],)
+
+
+def _with(node: Any) -> list[Expecting]:
+    body = node.child_by_field_name("body")
+    if body is None:
+        return []
+    out = []
+    for clause in (c for c in node.named_children if c.type == "with_clause"):
+        for item in (i for i in clause.named_children if i.type == "with_item"):
+            value = item.child_by_field_name("value")
+            if value is not None and value.type == "as_pattern":  # `pytest.raises(E) as info`
+                value = value.named_children[0]
+            found = _raises_call(value)
+            if found is not None:
+                holes = tuple((h.start_point[0] + 1, h.end_point[0] + 1) for _, caps in treesitter.matches(_HOLES, body)
+                              for h in caps.get("hole", ()))
+                out.append(Expecting(body.start_point[0] + 1, body.end_point[0] + 1, found[0], found[2], holes))
+    return out
+
+
+def _passed(node: Any) -> list[Expecting]:
+    """`assertRaises(TypeError, f, 1)`: the callable `f` is called inside, where the failure is expected."""
+    found = _raises_call(node)
+    if found is None or not found[1]:
+        return []
+    callable_ = found[1][0]
+    return [Expecting(callable_.start_point[0] + 1, callable_.end_point[0] + 1, found[0], found[2], passed=True)]
+
+
+#: The exceptions a handler for TypeError also catches.
+_CATCHES_TYPE_ERROR = frozenset({"TypeError", "Exception", "BaseException"})
+
+
+def _covers(exceptions: tuple[str, ...], raised: str) -> bool:
+    """Does expecting any of `exceptions` expect `raised`? (By name: a project's subclass of TypeError is not seen.)"""
+    catching = _CATCHES_TYPE_ERROR if raised == "TypeError" else frozenset({raised, "Exception", "BaseException"})
+    return any(e in catching for e in exceptions)
