@@ -657,7 +657,9 @@ class _Extractor:
             value_nodes.append(right)
             if value.split(".", 1)[0] in local_names:
                 return Binding(scope, target, BindKind.ALIAS, value, *where)
-            return Binding(scope, target, BindKind.VALUE, "", *where)
+            # An instance attribute keeps the chain it is set to (`self.get_attr = directive.get_attr`): a call
+            # through it runs that value, not a method of the name (check/shadow follows it; resolution does not).
+            return Binding(scope, target, BindKind.VALUE, value if target.startswith("self.") else "", *where)
         return None if annotated else Binding(scope, target, BindKind.VALUE, "", *where)
 
 
