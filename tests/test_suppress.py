@@ -178,3 +178,18 @@ def test_the_ignore_holds_in_ci_and_in_the_shadow_check(make_repo: Callable[...,
     assert code == 0, data
     assert [k[2:] for k in callers(data)] == [("ok", "ignored")] * 3
 
+
+
+def test_a_call_whose_type_error_the_code_handles_by_name_is_not_blamed(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # The compatibility shim `try: f(x, new=1) except TypeError: f(x)`; a broad `except Exception` is no such sign.
+    repo = make_repo(BASE)
+    staged(repo, {"pkg/shim.py": (
+        "import contextlib\n\nfrom pkg.mod import f\n\n\ndef shim(x):\n    try:\n        return f(x, 1, new=1)\n"
+        "    except (TypeError, ValueError):\n        return f(x)\n\n\ndef broad(x):\n    try:\n        return f(x, 1, new=1)\n"
+        "    except Exception:\n        return None\n\n\ndef quiet(x):\n    with contextlib.suppress(TypeError):\n        f(x, 1, 2)\n"
+        "    with contextlib.suppress(Exception):\n        f(x, 1, 2)\n")})
+    code, data = check(graphguard, repo)
+    assert code == 1
+    assert sites_in(data, "pkg/shim.py") == [(8, "ok", "expected-to-fail"), (10, "ok", None), (15, "broken", None),
+                                             (22, "ok", "expected-to-fail"),
+                                             (24, "broken", None)]

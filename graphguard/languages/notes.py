@@ -7,6 +7,10 @@ being checked; the stored facts do not carry comments (millions of call sites, f
     with pytest.raises(TypeError):            the test wants the call to fail
         f(1)
     self.assertRaises(TypeError, f, 1)        the same, with the callable passed
+    try:                                      the code tries the call and handles its failure
+        f(1, new=2)                           (`except TypeError` by name, or `contextlib.suppress(TypeError)`:
+    except TypeError:                         a broad `except Exception` around code is no such sign)
+        f(1)
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from graphguard.languages import MAX_BYTES, encoding, treesitter
 _QUERY = """
 (comment) @comment
 (with_statement) @with
+(try_statement) @try
 ((call function: (_) @fn) @call (#match? @fn "(raises|assertRaises[A-Za-z]*|failUnlessRaises)$"))
 """
 _HOLES = "(function_definition) @hole (class_definition) @hole (lambda) @hole"
 
 #: The calls that expect their block (or the callable they are passed) to raise.
 _RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"})
+#: ... and those that let it pass: only the exceptions named exactly count (`suppress(Exception)` hides any bug).
+_TOLERATES = frozenset({"suppress"})
 
 GRAPHGUARD_IGNORE = re.compile(r"#\s*graphguard:\s*ignore\b(?:\[([^\]]*)\])?")
 _TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(?:\[([^\]]*)\])?")
@@ -85,6 +92,8 @@ def notes(source: bytes) -> Notes:
             _comment(node, graphguard, checker)
         for node in caps.get("with", ()):
             expecting += _with(node)
+        for node in caps.get("try", ()):
+            expecting += _try(node)
         for node in caps.get("call", ()):
             expecting += _passed(node)
     return Notes(dict(graphguard), dict(checker), tuple(expecting))
@@ -118,10 +127,16 @@ def _raises_call(node: Any) -> tuple[tuple[str, ...], list[Any], str] | None:
         return None
     name = function.text.decode("utf-8", "replace").rsplit(".", 1)[-1]
     positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
-    if name not in _RAISES or not positional:
+    keyword = [a.child_by_field_name("value") for a in args.named_children if a.type == "keyword_argument"
+               and (a.child_by_field_name("name") or a).text == b"expected_exception"]
+    first = positional[0] if positional else keyword[0] if keyword else None
+    if name not in _RAISES | _TOLERATES or first is None:
         return None
+    names = _exception_names(first)
+    if name in _TOLERATES:
+        names = tuple(n for n in names if n == "TypeError")
     text = " ".join(node.text.decode("utf-8", "replace").split())
-    return _exception_names(positional[0]), positional[1:], text if len(text) <= 60 else text[:57] + "..."
+    return names, positional[1:], text if len(text) <= 60 else text[:57] + "..."
 
 
 def _exception_names(node: Any) -> tuple[str, ...]:
@@ -145,11 +160,28 @@ def _with(node: Any) -> list[Expecting]:
             if value is not None and value.type == "as_pattern":  # `pytest.raises(E) as info`
                 value = value.named_children[0]
             found = _raises_call(value)
-            if found is not None:
-                holes = tuple((h.start_point[0] + 1, h.end_point[0] + 1) for _, caps in treesitter.matches(_HOLES, body)
-                              for h in caps.get("hole", ()))
-                out.append(Expecting(body.start_point[0] + 1, body.end_point[0] + 1, found[0], found[2], holes))
+            if found is not None and found[0]:
+                out.append(Expecting(body.start_point[0] + 1, body.end_point[0] + 1, found[0], found[2], _holes(body)))
     return out
+
+
+def _try(node: Any) -> list[Expecting]:
+    """`try: ... except TypeError:` (by name, alone or in a tuple): the body's calls may fail, and that is handled."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return []
+    for clause in (c for c in node.named_children if c.type == "except_clause"):
+        value = next((c for c in clause.named_children if c.type != "block"), None)
+        if value is not None and value.type == "as_pattern":
+            value = value.named_children[0]
+        if value is not None and "TypeError" in _exception_names(value):
+            return [Expecting(body.start_point[0] + 1, body.end_point[0] + 1, ("TypeError",), "try: ... except TypeError",
+                              _holes(body))]
+    return []
+
+
+def _holes(body: Any) -> tuple[tuple[int, int], ...]:
+    return tuple((h.start_point[0] + 1, h.end_point[0] + 1) for _, caps in treesitter.matches(_HOLES, body) for h in caps.get("hole", ()))
 
 
 def _passed(node: Any) -> list[Expecting]:
