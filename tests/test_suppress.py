@@ -193,3 +193,18 @@ def test_a_call_whose_type_error_the_code_handles_by_name_is_not_blamed(make_rep
     assert sites_in(data, "pkg/shim.py") == [(8, "ok", "expected-to-fail"), (10, "ok", None), (15, "broken", None),
                                              (22, "ok", "expected-to-fail"),
                                              (24, "broken", None)]
+
+
+def test_scrapys_legacy_call_with_a_type_ignore_is_not_blamed_for_the_signature_change(
+        make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    handler = "class Handler:\n    def download_request(self, request, spider):\n        return request\n"
+    test = ("from pkg.handler import Handler\n\n\ndef test_legacy():\n    handler = Handler()\n"
+            "    assert handler.download_request(\n        1, 2)  # type: ignore[call-arg]\n"
+            "    assert handler.download_request(1, 2)\n")
+    repo = make_repo({"pkg/__init__.py": "", "pkg/handler.py": handler, "tests/__init__.py": "", "tests/test_h.py": test})
+    staged(repo, {"pkg/handler.py": handler.replace(", spider", "")})
+    code, data = check(graphguard, repo)
+    assert code == 1
+    assert sites_in(data, "tests/test_h.py") == [(6, "ok", "ignored"), (8, "broken", None)]
+    reason = next(k["reason"] for ch in data["changes"] for k in ch["callers"] if k["line"] == 6)
+    assert reason == "ignored (`# type: ignore[call-arg]`): takes 2 positional arguments but 3 were given"

@@ -15,11 +15,12 @@ being checked; the stored facts do not carry comments (millions of call sites, f
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES, encoding, treesitter
+from graphguard.languages import MAX_BYTES, encoding, python, treesitter
 
 _QUERY = """
 (comment) @comment
@@ -83,13 +84,26 @@ def notes(source: bytes) -> Notes:
     if len(source) > MAX_BYTES:
         return EMPTY
     text = encoding.to_utf8(source)[0]
-    root = treesitter.parse(text).root_node
+    # As the facts are parsed: comment-only lines blanked (tree-sitter is quadratic in a run of them),
+    # so those are read from their spans; matches start no deeper than the facts' own limit.
+    tree = python.parse_tree(text)
     graphguard: dict[int, list[Ignore]] = defaultdict(list)
     checker: dict[int, list[Ignore]] = defaultdict(list)
+    seen: set[int] = set()
+    breaks: list[int] | None = None
+    for start, end in python.comment_lines(text):
+        if b"ignore" not in text[start:end]:
+            continue
+        if breaks is None:
+            breaks = [m.start() for m in re.finditer(b"\n", text)]
+        line = bisect.bisect_left(breaks, start) + 1
+        seen.add(line)
+        _comment(line, text[start:end].decode("utf-8", "replace"), graphguard, checker)
     expecting = []
-    for _, caps in treesitter.matches(_QUERY, root):
+    for _, caps in treesitter.matches(_QUERY, tree.root_node, max_start_depth=python.MAX_DEPTH):
         for node in caps.get("comment", ()):
-            _comment(node, graphguard, checker)
+            if node.start_point[0] + 1 not in seen:  # parsed as it is: the comment-only lines are comment nodes too
+                _comment(node.start_point[0] + 1, node.text.decode("utf-8", "replace"), graphguard, checker)
         for node in caps.get("with", ()):
             expecting += _with(node)
         for node in caps.get("try", ()):
@@ -99,9 +113,7 @@ def notes(source: bytes) -> Notes:
     return Notes(dict(graphguard), dict(checker), tuple(expecting))
 
 
-def _comment(node: Any, graphguard: dict[int, list[Ignore]], checker: dict[int, list[Ignore]]) -> None:
-    line = node.start_point[0] + 1
-    comment = node.text.decode("utf-8", "replace")
+def _comment(line: int, comment: str, graphguard: dict[int, list[Ignore]], checker: dict[int, list[Ignore]]) -> None:
     for m in GRAPHGUARD_IGNORE.finditer(comment):
         graphguard[line].append(Ignore(line, m.group(0), split_codes(m.group(1))))
     for pattern in (_TYPE_IGNORE, _PYRIGHT_IGNORE):

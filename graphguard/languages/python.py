@@ -225,6 +225,11 @@ def _longest_run(spans: list[tuple[int, int]]) -> int:
     return longest
 
 
+def comment_lines(source: bytes) -> list[tuple[int, int]]:
+    """Spans of the comments that start their line, strings skipped (parse_tree blanks them)."""
+    return _comment_lines(source)
+
+
 def _comment_lines(source: bytes) -> list[tuple[int, int]]:
     """Spans of the comments that start their line, strings skipped."""
     if _COMMENT_LINE.search(source) is None:
