@@ -208,3 +208,20 @@ def test_scrapys_legacy_call_with_a_type_ignore_is_not_blamed_for_the_signature_
     assert sites_in(data, "tests/test_h.py") == [(6, "ok", "ignored"), (8, "broken", None)]
     reason = next(k["reason"] for ch in data["changes"] for k in ch["callers"] if k["line"] == 6)
     assert reason == "ignored (`# type: ignore[call-arg]`): takes 2 positional arguments but 3 were given"
+
+
+def test_the_hook_lets_a_commit_through_when_its_only_break_is_silenced(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    from tests.helpers import run_git, wait_for_refresher
+
+    repo = make_repo(BASE)
+    assert graphguard(repo, "install").code == 0
+    repo.write({"pkg/legacy.py": LEGACY.replace("  # type: ignore[attr-defined]", "  # graphguard: ignore[new-calls]")})
+    repo.git("add", "-A")
+    proc = run_git(repo, "commit", "-m", "legacy calls")
+    assert proc.returncode == 0, proc.stdout
+    assert "graphguard: pass" in proc.stdout and "; 3 sites suppressed" in proc.stdout
+    repo.write({"pkg/more.py": "from pkg.mod import f\n\n\ndef more():\n    return f(1, 2, 3)\n"})
+    repo.git("add", "-A")
+    proc = run_git(repo, "commit", "-m", "an unsilenced one")
+    assert proc.returncode != 0 and "pkg/more.py:5" in proc.stdout, proc.stdout
+    assert wait_for_refresher(repo)
