@@ -125,7 +125,11 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
     elif result.changes:
         # With no caller at all (none in the repository, or all left out as generated) none was seen to bind.
         callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
-        summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, {callers} ({what})"
+        changed = [ch for ch in result.changes if ch.change is not ChangeKind.NEW_CALLS]  # the others: each call suppressed
+        called = len(result.changes) - len(changed)
+        said = ", ".join(([_plural(len(changed), "interface change", "interface changes")] if changed else [])
+                         + ([_plural(called, "definition called anew", "definitions called anew")] if called else []))
+        summary = c("green", "graphguard: pass") + f": {said}, {callers} ({what})"
     else:
         summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed{submodules_note(result)})"
     if unknown:
