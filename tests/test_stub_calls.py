@@ -43,3 +43,16 @@ def test_a_call_the_python_implementation_rejects_still_breaks(make_repo: Callab
     code, calls = new_calls(graphguard, repo, "\n\ndef test_b():\n    assert Url('x', preserve_empty_path=True)\n")
     assert code == 1
     assert calls == [(9, "broken", "unexpected keyword argument 'preserve_empty_path'")]
+
+
+def test_a_call_the_stub_rejects_inside_pytest_raises_is_expected_to_fail(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # pydantic-core's test_tzinfo: `with pytest.raises(TypeError): TzInfo(ZERO, None)`.
+    repo = make_repo({**BASE, "pkg/_core.pyi": "class TzInfo:\n    def __init__(self, seconds: float = 0.0) -> None: ...\n",
+                      "pkg/__init__.py": "from pkg._core import TzInfo\n",
+                      "tests/test_url.py": "from pkg import TzInfo\n\n\ndef test_a():\n    assert TzInfo(0)\n"})
+    repo.write({"tests/test_url.py": "import pytest\n\nfrom pkg import TzInfo\n\n\ndef test_b():\n"
+                                     "    with pytest.raises(TypeError):\n        TzInfo(0, None)\n"})
+    repo.git("add", "-A")
+    r = graphguard(repo, "check", "--format", "json")
+    assert r.code == 0, r.out
+    assert [(k["line"], k["status"], k["suppressed"]) for ch in r.json["changes"] for k in ch["callers"]] == [(8, "ok", "expected-to-fail")]

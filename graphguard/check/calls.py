@@ -81,11 +81,11 @@ def _against_implementation(overlay: Overlay, target: str, stub: str, call: NewC
     sig = overlay.new_signature(implementation, target) if implementation in overlay.new_entries else None
     if sig is None:
         reason = f"the stub {stub} rejects it ({against_stub.reason}); its implementation is not Python source here and may accept it"
-        return dataclasses.replace(against_stub, status=Status.UNKNOWN, reason=reason, raises=None)
+        return dataclasses.replace(against_stub, status=Status.UNKNOWN, reason=reason)  # it raises, if the stub is right
     against_code = _bind(overlay, target, sig, call)
     if against_code.status is Status.BROKEN:
         return against_code
-    return dataclasses.replace(against_stub, status=Status.UNKNOWN, raises=None,
+    return dataclasses.replace(against_stub, status=Status.UNKNOWN,
                                reason=f"the stub rejects it ({against_stub.reason}), the implementation accepts it ({implementation})")
 
 

@@ -67,7 +67,7 @@ def _decide(ch: SymbolImpact, k: CallerImpact, n: Notes) -> CallerImpact:
         if _accepts(ignore.codes, ch):
             return dataclasses.replace(k, status=Status.OK, suppressed=Suppression.IGNORED,
                                        reason=f"ignored (`{ignore.text}`): {k.reason}")
-    if k.raises is not None and k.status is Status.BROKEN:
+    if k.raises is not None:  # broken, or unknown (if the receiver is this class; if the stub is right): raises then
         expecting = n.expected(k.line, k.end_line, k.raises)
         if expecting is not None:
             return dataclasses.replace(k, status=Status.OK, suppressed=Suppression.EXPECTED_TO_FAIL,
