@@ -227,3 +227,13 @@ def test_the_hook_lets_a_commit_through_when_its_only_break_is_silenced(make_rep
     proc = run_git(repo, "commit", "-m", "an unsilenced one")
     assert proc.returncode != 0 and "pkg/more.py:5" in proc.stdout, proc.stdout
     assert wait_for_refresher(repo)
+
+
+def test_a_test_marked_xfail_raising_type_error_expects_its_calls_to_fail(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(BASE)
+    staged(repo, {"tests/test_xfail.py": (
+        "import pytest\n\nfrom pkg.mod import f\n\n\n@pytest.mark.xfail(raises=TypeError, strict=True)\ndef test_old_api():\n"
+        "    f(1, 2, 3)\n\n\n@pytest.mark.xfail(reason='later')\ndef test_other():\n    f(1, 2, 3)\n")})
+    code, data = check(graphguard, repo)
+    assert code == 1
+    assert sites_in(data, "tests/test_xfail.py") == [(8, "ok", "expected-to-fail"), (13, "broken", None)]

@@ -7,6 +7,7 @@ being checked; the stored facts do not carry comments (millions of call sites, f
     with pytest.raises(TypeError):            the test wants the call to fail
         f(1)
     self.assertRaises(TypeError, f, 1)        the same, with the callable passed
+    @pytest.mark.xfail(raises=TypeError)      the same, for the whole test
     try:                                      the code tries the call and handles its failure
         f(1, new=2)                           (`except TypeError` by name, or `contextlib.suppress(TypeError)`:
     except TypeError:                         a broad `except Exception` around code is no such sign)
@@ -26,6 +27,7 @@ _QUERY = """
 (comment) @comment
 (with_statement) @with
 (try_statement) @try
+((decorator (call function: (_) @mark)) @xfail (#match? @mark "xfail$"))
 ((call function: (_) @fn) @call (#match? @fn "(raises|assertRaises[A-Za-z]*|failUnlessRaises)$"))
 """
 _HOLES = "(function_definition) @hole (class_definition) @hole (lambda) @hole"
@@ -108,6 +110,8 @@ def notes(source: bytes) -> Notes:
             expecting += _with(node)
         for node in caps.get("try", ()):
             expecting += _try(node)
+        for node in caps.get("xfail", ()):
+            expecting += _xfail(node)
         for node in caps.get("call", ()):
             expecting += _passed(node)
     return Notes(dict(graphguard), dict(checker), tuple(expecting))
@@ -190,6 +194,21 @@ def _try(node: Any) -> list[Expecting]:
             return [Expecting(body.start_point[0] + 1, body.end_point[0] + 1, ("TypeError",), "try: ... except TypeError",
                               _holes(body))]
     return []
+
+
+def _xfail(decorator: Any) -> list[Expecting]:
+    """`@pytest.mark.xfail(raises=TypeError)` on a test: its body is expected to fail with that (a bare xfail names no failure)."""
+    call = decorator.named_children[0]
+    args = call.child_by_field_name("arguments")
+    raises = [a.child_by_field_name("value") for a in (args.named_children if args is not None else ())
+              if a.type == "keyword_argument" and (a.child_by_field_name("name") or a).text == b"raises"]
+    definition = decorator.parent.child_by_field_name("definition") if decorator.parent is not None else None
+    body = definition.child_by_field_name("body") if definition is not None and definition.type == "function_definition" else None
+    if not raises or raises[0] is None or body is None:
+        return []
+    text = " ".join(call.text.decode("utf-8", "replace").split())
+    return [Expecting(body.start_point[0] + 1, body.end_point[0] + 1, _exception_names(raises[0]),
+                      "@" + (text if len(text) <= 60 else text[:57] + "..."), _holes(body))]
 
 
 def _holes(body: Any) -> tuple[tuple[int, int], ...]:
