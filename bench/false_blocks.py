@@ -35,8 +35,9 @@ def clone(source: Path, work: Path, label: str, commit: str) -> Path:
     """A working clone of `source` at `commit` (one per version: each keeps its own graph)."""
     target = work / f"{source.parent.name if source.name == 'repo' else source.name}-{label}"
     if not target.exists():
-        subprocess.run(["git", "clone", "-q", str(source), str(target)], check=True)
-    subprocess.run(["git", "checkout", "-q", "--detach", commit], cwd=target, check=True)
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(source), str(target)], check=True)
+    # git's own complaints about a fixture's encoding (sphinx's wrongenc.inc) are no part of the figures
+    subprocess.run(["git", "checkout", "-q", "--detach", commit], cwd=target, check=True, stderr=subprocess.DEVNULL)
     return target
 
 
