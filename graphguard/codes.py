@@ -61,3 +61,25 @@ def name_of(code: str) -> str:
 
 def known(code: str) -> bool:
     return name_of(code) in BY_NAME
+
+
+def explain(code: str, *, default_block_on: tuple[str, ...]) -> str | None:
+    """What `graphguard check --explain CODE` prints: the code's meaning, when it blocks, how to silence it."""
+    found = BY_NAME.get(name_of(code))
+    if found is None:
+        return None
+    name = found.name
+    shown = f"`{name}:NAME` (or `{name}`) in a change's `breaking`" if found.kind is CodeKind.SIGNATURE else f"a change's `change`: `{name}`"
+    if found.informational:
+        blocks = "never on its own: every call that bound still binds"
+    else:
+        blocks = "when a caller no longer binds (a `broken` caller)"
+    blocks += "; on its own, " + ("by default (`block_on`)" if name in default_block_on else "only when `block_on` names it")
+    return "\n".join([
+        f"{name} ({found.kind.value} code): {found.explanation}",
+        f"  reported as: {shown}",
+        f"  blocks: {blocks}",
+        f"  accept the change: `# graphguard: ignore[{name}]` on the definition's line" if name != "syntax-error" else
+        "  accept the change: a `block_on` without `syntax-error` lets the file through with a warning",
+        f"  silence one site: `# graphguard: ignore[{name}]` on a line of the call or import (docs/contract.md)",
+    ])

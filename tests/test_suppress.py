@@ -237,3 +237,15 @@ def test_a_test_marked_xfail_raising_type_error_expects_its_calls_to_fail(make_r
     code, data = check(graphguard, repo)
     assert code == 1
     assert sites_in(data, "tests/test_xfail.py") == [(8, "ok", "expected-to-fail"), (13, "broken", None)]
+
+
+def test_check_explain_reads_the_same_table(tmp_path: Any, graphguard: Run) -> None:
+    r = graphguard(tmp_path, "check", "--explain", "param-removed:at")  # no repository needed
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[:3] == [
+        "param-removed (signature code): a parameter was removed: calls passing it fail",
+        "  reported as: `param-removed:NAME` (or `param-removed`) in a change's `breaking`",
+        "  blocks: when a caller no longer binds (a `broken` caller); on its own, only when `block_on` names it"]
+    assert "on its own, by default (`block_on`)" in graphguard(tmp_path, "check", "--explain", "syntax-error").out
+    wrong = graphguard(tmp_path, "check", "--explain", "param-remove")
+    assert wrong.code == 2 and "no code 'param-remove': the codes are removed, renamed" in wrong.err
