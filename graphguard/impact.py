@@ -182,7 +182,7 @@ def _names_class(ctx: ChangeContext, use: Found) -> bool:
 
 
 def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
-    def impact(status: Status, reason: str) -> CallerImpact:
+    def impact(status: Status, reason: str, raises: str | None = None) -> CallerImpact:
         if use.resolution in (Resolution.BY_NAME, Resolution.BY_NAME_WEAK) and status is not Status.OK and ctx.class_gone:
             # The class that typed the receiver by this method's name is gone: a guess, at most.
             status = Status.UNKNOWN
@@ -201,7 +201,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
             # Resolution stopped at a limit: this call may or may not reach the changed definition.
             status = Status.UNKNOWN
             reason = f"{LIMIT_REASONS[use.resolution]}: not followed to the end; if this calls it: {reason}"
-        return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
+        return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution, raises)
 
     if ctx.kind != ChangeKind.SIGNATURE and not use.reaches_new:
         if not (ctx.class_gone and not _names_class(ctx, use)):
@@ -233,7 +233,9 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     code = next((c for c in ctx.breaking if c in ("became-async", "became-sync")), None)
     if code is not None and status is not Status.BROKEN:
         return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
-    return impact(status, reason)
+    # A call that does not bind raises TypeError when it runs (an argument landing elsewhere raises nothing).
+    fails = status is Status.BROKEN and bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig)).status is Status.BROKEN
+    return impact(status, reason, "TypeError" if fails else None)
 
 
 def _judge(ctx: ChangeContext, use: Found, sig: Signature) -> tuple[Status, str]:

@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="with or without --proposed: check the working tree as it would be without PATH (repeatable)")
     p.add_argument("--verbose", action="store_true",
                    help="text and markdown: list the callers that still bind too (by default they are counted)")
+    p.add_argument("--explain", metavar="CODE", help="what a change or signature code means, when it blocks, how to silence it")
     command("mcp", "serve the graph to coding agents over the Model Context Protocol (stdio)", formats=())
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
@@ -154,7 +155,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         return stats(repo, fmt=args.format, compact=args.compact)
     if args.command == "check":
-        from graphguard.commands.check import check
+        from graphguard.commands.check import check, explain
+
+        if args.explain:
+            return explain(args.explain)
 
         if args.head and not args.base:
             parser.error("--head needs --base")

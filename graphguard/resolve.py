@@ -622,6 +622,31 @@ class Resolver:
                     return found
         return None
 
+    def instance_attribute(self, cls: Sym, attr: str) -> tuple[ModuleInfo, Binding] | None:
+        """The first `self.attr = ...` that a method of `cls` or of a class it inherits from writes:
+        on an instance, that value hides a method of the name once the method that sets it has run."""
+        seen: set[Sym] = set()
+        todo = [cls]
+        while todo and len(seen) < MAX_INHERITANCE:
+            c = todo.pop(0)
+            if c in seen:
+                continue
+            seen.add(c)
+            info = self.info(c.path)
+            if info is None:
+                continue
+            own = [b for b in info.class_attrs.get(c.local, {}).get(attr, ()) if b.target.startswith("self.")]
+            if own:
+                return info, min(own, key=lambda b: b.line)
+            todo += [b for b in self.bases(c) if isinstance(b, Sym) and b.kind is DefKind.CLASS]
+        return None
+
+    def held(self, info: ModuleInfo, b: Binding) -> Target:
+        """What an instance attribute's binding holds: its value followed, a plain chain too (`self.f = obj.f`)."""
+        if b.kind is BindKind.VALUE:
+            return self.chain(info, b.scope, b.value, at=(b.line, b.col)) if b.value else None
+        return self.binding(info, b, 0)
+
     def bases(self, cls: Sym, depth: int = 0) -> list[Target]:
         info = self.info(cls.path)
         d = info.defs.get(cls.local) if info else None

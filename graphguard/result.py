@@ -5,16 +5,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from graphguard import codes
 from graphguard.model import Resolution, UseKind, WireEnum
 
 #: Change codes that never break a caller on their own.
-INFORMATIONAL = ("optional-param-added", "default-added", "param-annotation-changed", "return-annotation-changed")
+INFORMATIONAL = tuple(c.name for c in codes.TABLE if c.informational)
 #: Every change code sigdiff yields, by name (a code is "name" or "name:detail").
-CODES = INFORMATIONAL + (
-    "kind-changed", "constructor-inherited", "constructor-defined", "became-async", "became-sync",
-    "decorator-changed", "param-renamed", "param-removed", "required-param-added", "param-kind-changed",
-    "default-removed", "params-reordered", "param-position-changed", "old-version-unparsable",
-)
+CODES = tuple(c.name for c in codes.TABLE if c.kind is codes.CodeKind.SIGNATURE)
 
 
 class ChangeKind(WireEnum):
@@ -34,13 +31,20 @@ SYNTAX_ERROR = ChangeKind.SYNTAX_ERROR.value
 
 def block_on_values() -> frozenset[str]:
     """What `block_on` may name: a change kind or a code's name (`param-removed`, or `param-removed:at`)."""
-    return frozenset(k.value for k in ChangeKind) | frozenset(CODES)
+    return frozenset(codes.BY_NAME)
 
 
 class Status(enum.Enum):
     BROKEN = "broken"
     OK = "ok"
     UNKNOWN = "unknown"
+
+
+class Suppression(WireEnum):
+    """Why a call site that fails is not blamed (check/suppress): its status is `ok` then, and its reason says why."""
+
+    IGNORED = "ignored"  # `# graphguard: ignore[...]`, `# type: ignore[call-arg]`, `# pyright: ignore` on a line of the site
+    EXPECTED_TO_FAIL = "expected-to-fail"  # inside `with pytest.raises(TypeError)` and the like: the test wants it to fail
 
 
 class Verdict(WireEnum):
@@ -58,11 +62,16 @@ class CallerImpact:
     reason: str
     kind: UseKind = UseKind.CALL
     resolution: Resolution = Resolution.EXACT
+    #: What running the site raises, when the check knows: "TypeError" for a call that does not bind.
+    raises: str | None = None
+    suppressed: Suppression | None = None
 
     def __post_init__(self) -> None:
         # A record built from the wire strings (an older caller, a test) holds the enums all the same.
         object.__setattr__(self, "kind", UseKind(self.kind))
         object.__setattr__(self, "resolution", Resolution(self.resolution))
+        if self.suppressed is not None:
+            object.__setattr__(self, "suppressed", Suppression(self.suppressed))
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,11 @@ class SymbolImpact:
         return [c for c in self.callers if c.status is Status.UNKNOWN]
 
     @property
+    def suppressed(self) -> list[CallerImpact]:
+        """Sites that fail and are not blamed (an inline ignore, an expected failure)."""
+        return [c for c in self.callers if c.suppressed is not None]
+
+    @property
     def breaking_codes(self) -> list[str]:
         """Codes that can break a caller (not the informational ones)."""
         return [c for c in self.breaking if c.partition(":")[0] not in INFORMATIONAL]
@@ -110,8 +124,8 @@ class SymbolImpact:
 
     @property
     def fully_accepted(self) -> bool:
-        codes = self.breaking_codes or [self.change.value]
-        return bool(self.ignored) and all(self.accepted(c) for c in codes)
+        wanted = self.breaking_codes or [self.change.value]
+        return bool(self.ignored) and all(self.accepted(c) for c in wanted)
 
 
 @dataclass(frozen=True)

@@ -95,3 +95,11 @@ def test_json_answer_keys_are_in_the_contract(broken_caller: GitRepo, graphguard
     if "results" in doc:
         assert doc["results"], r.out
     assert _undocumented(doc) == []
+
+
+def test_every_code_is_in_the_contracts_table() -> None:
+    # block_on and `# graphguard: ignore[CODE]` read graphguard.codes.TABLE: a user looks the codes up here.
+    from graphguard.codes import TABLE
+
+    missing = [c.name for c in TABLE if f"| `{c.name}` | {c.kind.value} | {c.explanation} |" not in CONTRACT]
+    assert not missing

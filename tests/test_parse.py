@@ -442,7 +442,7 @@ def test_instance_class_and_parameter_bindings() -> None:
         ("Service", "default", BindKind.CALL, "Session"),
         ("Service.__init__", "client", BindKind.ANNOTATION, "Client"),
         ("Service.__init__", "other", BindKind.ANNOTATION, "Optional[Client]"),
-        ("Service.__init__", "self.client", BindKind.VALUE, ""),
+        ("Service.__init__", "self.client", BindKind.VALUE, "client"),  # the chain it is set to: check/shadow reads it
         ("Service.__init__", "self.typed", BindKind.ANNOTATION, "Client"),
         ("Service.__init__", "self.typed", BindKind.CALL, "make"),
         ("Service.__init__", "self.a.b", BindKind.VALUE, ""),

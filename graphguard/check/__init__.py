@@ -10,6 +10,7 @@
     leftout.*             what `exclude` and `generated` left unchecked (every changed file, every use) -> warnings
     calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact
     decide.decide         each use bound to the new signature               -> SymbolImpact
+    suppress.apply        sites the file says not to blame (an inline ignore, `pytest.raises(TypeError)`)
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
     merge.union           a merge: the same, against each other parent, united
 
@@ -28,7 +29,7 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, leftout, overlay, proposed, revisions, scan, tests_to_run, uses
+from graphguard.check import calls, decide, interface, leftout, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -144,9 +145,10 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisio
             changes.append(entry)
     new_calls = calls.find(over, config, found)
     changes += new_calls
+    changes, ignore_warnings = suppress.apply(over, changes)
     changes = tests_to_run.attach(over.graph, config, changes)
     if found.changes or new_calls:  # output order: by place (the findings above come in the order they are looked for)
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
     left_out = {ic.qualname: g.generated for ic, g in zip(found.changes, every, strict=True) if g.generated and not g.uses}
     said = leftout.generated_changes(config, diff.paths) + leftout.generated_uses(config, left_out)
-    return Findings(changes, sides.warnings + found.warnings + said)
+    return Findings(changes, sides.warnings + found.warnings + ignore_warnings + said)

@@ -14,9 +14,11 @@ targets are parsed, from their source spans (Overlay.new_signature).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import TYPE_CHECKING, NamedTuple
 
+from graphguard.check import shadow
 from graphguard.check.interface import Interface
 from graphguard.check.overlay import Overlay
 from graphguard.check.uses import on_class
@@ -57,11 +59,34 @@ def find(overlay: Overlay, config: Config, interface: Interface) -> list[SymbolI
         sig = overlay.new_signature(path, target)
         if sig is None or not _plain(sig):
             continue
-        callers = sorted((_bind(overlay, target, sig, c) for c in sites), key=lambda k: (k.status is not Status.BROKEN, k.path, k.line))
-        if any(k.status is Status.BROKEN for k in callers):
+        bound = [_bind(overlay, target, sig, c) for c in sites]
+        stubbed = path.endswith(".pyi") and any(k.status is Status.BROKEN for k in bound)
+        if stubbed:  # a stub says what the code accepts, and may be stale: the implementation has the last word
+            bound = [_against_implementation(overlay, target, path, c, k) for c, k in zip(sites, bound, strict=True)]
+        callers = sorted(bound, key=lambda k: (k.status is not Status.BROKEN, k.path, k.line))
+        if stubbed or any(k.status is Status.BROKEN for k in callers):
             out.append(SymbolImpact(symbol=target, path=path, line=sig.line, change=ChangeKind.NEW_CALLS, breaking=(),
                                     before=sig.text, after=sig.text, callers=tuple(callers), public=False))
     return out
+
+
+def _against_implementation(overlay: Overlay, target: str, stub: str, call: NewCall, against_stub: CallerImpact) -> CallerImpact:
+    """A call the stub (`.pyi`) rejects: broken only when the Python implementation beside it rejects it too.
+
+    With no implementation in the repository (a compiled module: pydantic-core's `Url`), the stub
+    is all there is to read, and it may be stale: `unknown`, saying so."""
+    if against_stub.status is not Status.BROKEN:
+        return against_stub
+    implementation = stub.removesuffix("i")
+    sig = overlay.new_signature(implementation, target) if implementation in overlay.new_entries else None
+    if sig is None:
+        reason = f"the stub {stub} rejects it ({against_stub.reason}); its implementation is not Python source here and may accept it"
+        return dataclasses.replace(against_stub, status=Status.UNKNOWN, reason=reason)  # it raises, if the stub is right
+    against_code = _bind(overlay, target, sig, call)
+    if against_code.status is Status.BROKEN:
+        return against_code
+    return dataclasses.replace(against_stub, status=Status.UNKNOWN,
+                               reason=f"the stub rejects it ({against_stub.reason}), the implementation accepts it ({implementation})")
 
 
 #: Decorators of a function or method known to keep the parameters its callers pass.
@@ -132,7 +157,11 @@ def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall
     is_method = sig.kind == DefKind.METHOD.value
     if is_method:
         use = on_class(overlay.new_resolver, use)
+        hidden = shadow.find(overlay, use, target.rsplit(".", 1)[-1])
+        if hidden is not None:  # an instance attribute answers the call, not the method
+            return shadow.judge(overlay, use, hidden)
     ctx = impact.ChangeContext(ChangeKind.NEW_CALLS, target, target, (), sig, is_method,
                                target.rsplit(".", 2)[-2] if is_method else None)
     binding = bind(s.shape, sig, implicit_first=impact.implicit_first(ctx, use, sig))
-    return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT)
+    return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT,
+                        "TypeError" if binding.status is Status.BROKEN else None)

@@ -10,6 +10,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
+from graphguard.check import shadow
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
@@ -31,9 +32,16 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
     ctx = impact.ChangeContext(ic.kind, ic.qualname, ic.new_qualname, tuple(ch.breaking), ch.after, ic.is_method, ic.class_name,
                                before=ch.before, forwards=_forwards(overlay, ic), class_gone=ic.class_gone)
     inherited = _inherited_now(overlay.new_resolver, overlay.new_map, ic) if ic.is_method and ic.kind is ChangeKind.REMOVED else None
-    callers = sorted((impact.decide(ctx, u) for u in uses), key=lambda c: (c.status is not Status.BROKEN, c.path, c.line))
-    if inherited is not None:
-        callers = [_inherited_call(c, ic, inherited) for c in callers]
+    name = ic.qualname.rsplit(".", 1)[-1]
+    decided = []
+    for u in uses:
+        hidden = shadow.find(overlay, u, name) if ic.is_method else None
+        if hidden is not None:  # an instance attribute answers the call, not the method
+            decided.append(shadow.judge(overlay, u, hidden))
+        else:
+            c = impact.decide(ctx, u)
+            decided.append(_inherited_call(c, ic, inherited) if inherited is not None else c)
+    callers = sorted(decided, key=lambda c: (c.status is not Status.BROKEN, c.path, c.line))
     if ic.unknown_before and all(c.status is Status.OK for c in callers):
         return None  # the new signature binds every use: only the warning says the old one is unknown
     where, line = ic.where, ic.line

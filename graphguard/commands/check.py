@@ -36,6 +36,18 @@ def check(
     return _finish(result, fmt, t0, repo.root, verbose)
 
 
+def explain(code: str) -> int:
+    """`graphguard check --explain CODE`: no repository needed."""
+    from graphguard import codes
+    from graphguard.config import Config
+
+    said = codes.explain(code, default_block_on=Config().block_on)
+    if said is None:
+        raise GraphguardError(f"no code '{code}': the codes are {', '.join(c.name for c in codes.TABLE)}")
+    output.write(said + "\n")
+    return 0
+
+
 def read_proposals(specs: Sequence[str], stdin: BinaryIO | None) -> dict[str, bytes]:
     """`--proposed PATH=FILE` (FILE `-`: standard input) or `--proposed PATH` (standard input, at most
     once) -> path -> bytes. Split at the first '=': a PATH holding '=' needs the PATH=FILE form.

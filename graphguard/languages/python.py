@@ -225,6 +225,11 @@ def _longest_run(spans: list[tuple[int, int]]) -> int:
     return longest
 
 
+def comment_lines(source: bytes) -> list[tuple[int, int]]:
+    """Spans of the comments that start their line, strings skipped (parse_tree blanks them)."""
+    return _comment_lines(source)
+
+
 def _comment_lines(source: bytes) -> list[tuple[int, int]]:
     """Spans of the comments that start their line, strings skipped."""
     if _COMMENT_LINE.search(source) is None:
@@ -657,7 +662,9 @@ class _Extractor:
             value_nodes.append(right)
             if value.split(".", 1)[0] in local_names:
                 return Binding(scope, target, BindKind.ALIAS, value, *where)
-            return Binding(scope, target, BindKind.VALUE, "", *where)
+            # An instance attribute keeps the chain it is set to (`self.get_attr = directive.get_attr`): a call
+            # through it runs that value, not a method of the name (check/shadow follows it; resolution does not).
+            return Binding(scope, target, BindKind.VALUE, value if target.startswith("self.") else "", *where)
         return None if annotated else Binding(scope, target, BindKind.VALUE, "", *where)
 
 

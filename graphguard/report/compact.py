@@ -119,6 +119,7 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "version": "ve",
     "seeded": "se",
     "default": "de",
+    "suppressed": "su",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 
@@ -129,7 +130,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "signals": {}, "text": "", "truncated": False, "seeds": [], "terms": [], "budget": None, "args": None,
     "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
     "definitions": [], "definitions_omitted": 0, "files_omitted": 0, "decorators": [], "docstring": None,
-    "signature": "", "module": "", "stale_paths": 0,
+    "signature": "", "module": "", "stale_paths": 0, "suppressed": None,
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
 })
@@ -143,7 +144,7 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         (): ("schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
         ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "tests",
                        "tests_omitted"),
-        ("changes", "callers"): ("path", "line", "end_line", "caller", "status", "reason", "kind", "resolution"),
+        ("changes", "callers"): ("path", "line", "end_line", "caller", "status", "reason", "kind", "resolution", "suppressed"),
         ("changes", "tests"): ("path", "line", "direct", "name", "distance"),
         ("warnings",): ("path", "message"),
     },

@@ -29,7 +29,8 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                 "after": c.after,
                 "callers": [
                     {"path": k.path, "line": k.line, "end_line": k.end_line, "caller": k.caller, "status": k.status.value,
-                     "reason": k.reason, "kind": k.kind.value, "resolution": k.resolution.value}
+                     "reason": k.reason, "kind": k.kind.value, "resolution": k.resolution.value,
+                     "suppressed": k.suppressed.value if k.suppressed is not None else None}
                     for k in c.callers
                 ],
                 "tests": [{"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance} for t in c.tests],

@@ -96,6 +96,8 @@ def _summary(result: CheckResult) -> str:
         callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
         head = f"✅ **graphguard: pass**: {callers}" if not unknown else "⚠️ **graphguard: pass**: no broken caller"
     tail = f", {unknown} unknown" if unknown else ""
+    suppressed = sum(len(ch.suppressed) for ch in result.changes)
+    tail += f", {_plural(suppressed, 'site')} suppressed (an inline ignore, or a failure the code expects)" if suppressed else ""
     return f"{head}{tail}; {changed} ({_what(result)})"
 
 

@@ -91,10 +91,17 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
         listed = [k for k in ch.callers if verbose or k.status is not Status.OK]
         for k in listed:
             tag = {Status.BROKEN: c("red", "broken "), Status.UNKNOWN: c("yellow", "unknown"), Status.OK: c("green", "ok     ")}[k.status]
+            if k.suppressed is not None:
+                tag = c("dim", k.suppressed.value)
             lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}")
-        if len(listed) < len(ch.callers):
-            rest = len(ch.callers) - len(listed)
+        hidden = [k for k in ch.callers if k not in listed]
+        quiet = sum(1 for k in hidden if k.suppressed is not None)
+        if len(hidden) > quiet:
+            rest = len(hidden) - quiet
             lines.append(c("dim", f"  {'+ ' if listed else ''}{_plural(rest, 'caller still binds', 'callers still bind')} (--verbose lists them)"))
+        if quiet:
+            lines.append(c("dim", f"  {'+ ' if listed or len(hidden) > quiet else ''}{_plural(quiet, 'site', 'sites')} not blamed:"
+                                  " an inline ignore or a failure the code expects (--verbose lists them)"))
         if not ch.callers:
             lines.append(c("dim", "  no callers in the repository"))
         lines += _tests(ch.tests, ch.tests_omitted, verbose)
@@ -118,10 +125,17 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
     elif result.changes:
         # With no caller at all (none in the repository, or all left out as generated) none was seen to bind.
         callers = "all callers bind" if any(ch.callers for ch in result.changes) else "no caller checked"
-        summary = c("green", "graphguard: pass") + f": {len(result.changes)} interface change{'s' * (len(result.changes) != 1)}, {callers} ({what})"
+        changed = [ch for ch in result.changes if ch.change is not ChangeKind.NEW_CALLS]  # the others: each call suppressed
+        called = len(result.changes) - len(changed)
+        said = ", ".join(([_plural(len(changed), "interface change", "interface changes")] if changed else [])
+                         + ([_plural(called, "definition called anew", "definitions called anew")] if called else []))
+        summary = c("green", "graphguard: pass") + f": {said}, {callers} ({what})"
     else:
         summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed{submodules_note(result)})"
     if unknown:
         summary += f"; {unknown} undecidable"
+    suppressed = sum(len(ch.suppressed) for ch in result.changes)
+    if suppressed:
+        summary += f"; {_plural(suppressed, 'site', 'sites')} suppressed"
     lines.append(summary)
     return "\n".join(lines)
