@@ -120,6 +120,7 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "seeded": "se",
     "default": "de",
     "suppressed": "su",
+    "config_warnings": "cw",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 
