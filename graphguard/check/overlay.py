@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from graphguard.repo import Repo
 
 if TYPE_CHECKING:
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, Resolver
+    from graphguard.resolve import FileResolution, Resolver, Site
     from graphguard.signature import Signature
     from graphguard.store import Store
 
@@ -72,6 +72,14 @@ class Overlay:
             out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
         return out
 
+    @functools.cached_property
+    def fresh_old_sites(self) -> SiteIndex:
+        return SiteIndex(self.fresh_old)
+
+    @functools.cached_property
+    def fresh_new_sites(self) -> SiteIndex:
+        return SiteIndex(self.fresh_new)
+
     def _resolves_alike(self, path: str) -> bool:
         """Whether `path`'s new version resolves the same against the old repository as against the new one:
         when it is the only file changed, no file came or went and it dropped no definition, the two
@@ -117,9 +125,11 @@ class Overlay:
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
-        """path -> (line, col) of the calls each changed file's new version makes and its old version did not."""
-        old = self.sides.old
-        return {p: written_calls(self.old_facts(p) if p in old.data else None, facts) for p, facts in self.new_facts.items()}
+        """path -> (line, col) of the calls each changed file's new version makes and its old version (a renamed
+        file's: the file it was renamed from) did not."""
+        old, renamed = self.sides.old, self.sides.renamed
+        return {p: written_calls(self.old_facts(o) if (o := renamed.get(p, p)) in old.data else None, facts)
+                for p, facts in self.new_facts.items()}
 
     def new_signature(self, path: str, qualname: str) -> Signature | None:
         """The signature of a definition (full qualname) in the new version; None when it cannot be read.
@@ -149,6 +159,29 @@ class Overlay:
         if path not in self._resolved_new:
             self._resolved_new[path] = self.new_resolver.resolve_file(path)
         return self._resolved_new[path]
+
+
+class SiteIndex:
+    """The sites of resolved files, found by what they may reach: each change asks for its own
+    (a moved folder of 300 files moves 3,000 definitions: one walk over all sites for each was 12 s)."""
+
+    def __init__(self, files: Mapping[str, FileResolution]):
+        self.sites = [(p, s) for p, fr in files.items() for s in fr.sites]
+        self._at: dict[str, list[int]] = defaultdict(list)
+        for i, (_, s) in enumerate(self.sites):
+            for target in {s.target, s.init_target} - {None}:
+                self._at[target].append(i)  # type: ignore[index]
+            if s.kind == "call" and s.resolution.limited:
+                self._at[_NAMED + s.name].append(i)
+
+    def reaching(self, qualname: str) -> list[tuple[str, Site]]:
+        """(path, site) of the sites whose target or constructor is `qualname`, or that are calls of its
+        name whose resolution a limit stopped; in the files' and sites' order."""
+        at = set(self._at.get(qualname, ())) | set(self._at.get(_NAMED + qualname.rsplit(".", 1)[-1], ()))
+        return [self.sites[i] for i in sorted(at)]
+
+
+_NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
 
 
 def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
