@@ -98,3 +98,188 @@ def test_a_moved_relative_import_that_now_reaches_another_signature_blocks(make_
     code, data = check_staged(graphguard, repo)
     assert code == 1
     assert new_calls(data) == {"pkg.b.helpers.h": [("pkg/b/use.py", 5, "broken")]}
+
+
+# --- a comment edit of a big file ------------------------------------------------------------------
+
+CALLS = 2000
+BIG = {
+    "pkg/__init__.py": "",
+    "pkg/lib.py": "def f(a, b):\n    return a + b\n",
+    "pkg/big.py": ('# a comment\nfrom pkg.lib import f\n\n\ndef main():\n    """Calls.\n    # not a comment: text\n    """\n'
+                   + "    f(1, 2)\n" * CALLS + "\n\ndef other():\n    return f(3, 4)\n"),
+}
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """What the check parsed: "tree-sitter" for each new version's facts, "python" for each syntax check."""
+    from graphguard import indexer
+    from graphguard.check import interface
+
+    done: list[str] = []
+    real_parse, real_readability = indexer.parse_blob, interface._readability
+
+    def parse_blob(data: bytes) -> str:
+        done.append("tree-sitter")
+        return real_parse(data)
+
+    def readability(data: bytes) -> Any:
+        done.append("python")
+        return real_readability(data)
+
+    monkeypatch.setattr(indexer, "parse_blob", parse_blob)
+    monkeypatch.setattr(interface, "_readability", readability)
+    yield done
+
+
+def edited(lines: list[str], at: int, new: list[str], drop: int = 0) -> str:
+    return "\n".join(lines[:at] + new + lines[at + drop:])
+
+
+def test_a_comment_edit_of_a_big_file_parses_nothing(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                     parsed: list[str]) -> None:
+    repo = make_repo(BIG)
+    graphguard(repo, "index")
+    lines = BIG["pkg/big.py"].split("\n")
+    repo.write({"pkg/big.py": edited(lines, 1000, ["    # a note", "", "    # another"])})
+    repo.git("add", "-A")
+    parsed.clear()
+    code, data = check_staged(graphguard, repo)
+    assert code == 0 and data["changes"] == []
+    assert parsed == []  # neither tree-sitter nor Python's parser read the 2,000 calls again
+
+
+def test_the_facts_of_a_comment_edit_are_those_a_parse_finds(make_repo: Callable[..., GitRepo],
+                                                             graphguard: Callable[..., Result]) -> None:
+    from tests.graphdump import dump
+
+    repo = make_repo(BIG)
+    graphguard(repo, "index")
+    lines = BIG["pkg/big.py"].split("\n")
+    repo.write({"pkg/big.py": edited(lines, 0, ["#!/usr/bin/env python", "# a comment, longer"], drop=1)})
+    repo.git("add", "-A")
+    assert check_staged(graphguard, repo)[0] == 0
+    repo.git("commit", "-q", "--no-verify", "-m", "comments")
+    graphguard(repo, "index")  # the facts the check cached
+    incremental = dump(repo.graph_path)
+    import shutil
+
+    shutil.rmtree(repo.root / ".git" / "graphguard")
+    graphguard(repo, "index")  # parsed afresh
+    assert dump(repo.graph_path) == incremental
+
+
+def test_a_comment_edit_with_a_new_call_is_checked_as_any_edit(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                               parsed: list[str]) -> None:
+    repo = make_repo(BIG)
+    graphguard(repo, "index")
+    lines = BIG["pkg/big.py"].split("\n")
+    repo.write({"pkg/big.py": edited(lines, 0, ["# a new comment"], drop=1) + "\n\ndef broken():\n    return f(1)\n"})
+    repo.git("add", "-A")
+    parsed.clear()
+    code, data = check_staged(graphguard, repo)
+    assert code == 1
+    assert new_calls(data) == {"pkg.lib.f": [("pkg/big.py", len(lines) + 3, "broken")]}
+    assert parsed == ["tree-sitter", "python"]
+
+
+def test_an_edit_of_a_comment_like_line_in_a_string_is_read_again(make_repo: Callable[..., GitRepo],
+                                                                 graphguard: Callable[..., Result], parsed: list[str]) -> None:
+    repo = make_repo(BIG)
+    graphguard(repo, "index")
+    repo.write({"pkg/big.py": BIG["pkg/big.py"].replace("# not a comment: text", "# still text, edited")})
+    repo.git("add", "-A")
+    parsed.clear()
+    assert check_staged(graphguard, repo)[0] == 0
+    assert parsed == ["tree-sitter", "python"]
+
+
+SAMPLE = '''# -*- coding: utf-8 -*-
+"""Module doc.
+# not a comment
+"""
+import os
+from pkg.lib import f  # trailing
+
+
+def g(a, b=""" x
+# in a default
+"""):
+    # leading comment
+    f(1, 2)
+    if a:
+        f(3)
+        # trailing in if
+    else:
+        f(4, b=2)
+    # after if
+
+    return f(
+        # inside a call
+        5,
+    )
+    # trailing comment of g
+
+
+class C:
+    # in class
+    x: int = 1
+
+    def m(self):
+        s = """
+# in a string
+"""
+        return f(s)
+# end
+'''
+
+
+def sample_edits() -> Iterator[tuple[int, int, str]]:
+    """(line index, lines replaced, replacement) for every place of SAMPLE."""
+    for i in range(len(SAMPLE.split("\n"))):
+        for drop in (0, 1, 2):
+            for new in ("# new comment", "", "    # indented", "        # deeper", "#", "# été", "# a '''quote"):
+                yield i, drop, new
+
+
+def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
+    from graphguard.languages import python
+    from graphguard.model import FileFacts, moved_lines
+
+    old = SAMPLE.encode()
+    old_json = python.parse(old).to_json()
+    lines, reused = SAMPLE.split("\n"), 0
+    for i, drop, line in sample_edits():
+        new = edited(lines, i, [line] * max(1, drop), drop).encode()
+        edit = python.comment_edit(old, new)
+        moved = moved_lines(old_json, *edit) if edit is not None else None
+        if moved is not None:
+            reused += 1
+            assert FileFacts.from_json(moved) == python.parse(new), (i, drop, line)
+    assert reused >= 30  # the edits between statements, not those next to a block's end or in a string
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("x = 1\n# a\n", "x = 1\n# b\n"),
+    ("x = 1\n", "# new\nx = 1\n"),
+    ("def f():\n    # a\n    return 1\n", "def f():\n    # b\n\n    return 1\n"),
+])
+def test_comment_lines_alone_are_a_comment_edit(old: str, new: str) -> None:
+    from graphguard.languages import python
+
+    assert python.comment_edit(old.encode(), new.encode()) is not None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("x = 1\n# a\n", "x = 2\n# b\n"),  # code changed too
+    ('s = """\n# a\n"""\n', 's = """\n# b\n"""\n'),  # text in a string
+    ("x = 1\n", "# coding: latin-1\nx = 1\n"),  # how the file is read
+    ("x = (1 + \\\n# a\n2)\n", "x = (1 + \\\n# b\n2)\n"),  # a backslash before
+    ("x = 1\n# a\n", 'x = 1\n# """\n'),  # a triple quote
+    ("x = 1\n# a", "x = 1\n# b"),  # no line break at the end
+])
+def test_other_edits_are_not(old: str, new: str) -> None:
+    from graphguard.languages import python
+
+    assert python.comment_edit(old.encode(), new.encode()) is None

@@ -86,6 +86,8 @@ def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
     """Changed files whose new version may hold a new call (cheap: tree-sitter facts only)."""
     out = []
     for path in sorted(overlay.sides.new.data):
+        if path in overlay.commented:
+            continue  # comments write no call, and bind no name
         new = overlay.new_facts.get(path)
         if new is None or not new.parsed or not new.calls or config.is_generated(path) or path not in overlay.new_map.primary:
             continue
