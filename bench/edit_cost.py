@@ -4,7 +4,8 @@
 
 1. A comment edit (the first line) of a file holding CALLS calls `f(1, 2)` to a `def f(a, b)` of
    another module, against the same edit of a 100-line file: `check --staged`, then the `index`
-   after committing it (what the post-commit refresh runs).
+   after committing it (what the post-commit refresh runs); and a body edit (the middle call's
+   arguments changed too).
 2. A test folder of MOVED files, each calling a helper whose signature did not change, moved to
    another folder with `git mv`: `check --staged`.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,8 +34,10 @@ def git(repo: str, *args: str) -> None:
 
 
 def graphguard(repo: str, src: str, *args: str) -> Sample:
-    """One whole graphguard process: (wall, CPU, peak RSS)."""
-    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
+    """One whole graphguard process: (wall, CPU, peak RSS). Bytecode is cached, as for an installed graphguard."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if src:
+        env["PYTHONPATH"] = src
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "graphguard", *args], cwd=repo, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -78,12 +82,18 @@ def moved_repo(n: int) -> str:
     return new_repo(files)
 
 
-def comment_edit(repo: str, path: str, n: int) -> None:
+def edit(repo: str, path: str, n: int, kind: str) -> None:
+    """The first line's comment edited, or (kind "body") the middle call's arguments too."""
     full = os.path.join(repo, path)
     with open(full, encoding="utf-8") as f:
         text = f.read()
+    text = f"# a comment, edited {n}\n" + text.split("\n", 1)[1]
+    if kind == "body":
+        lines = text.split("\n")
+        lines[len(lines) // 2] = f"    f({n}, 2)"
+        text = "\n".join(lines)
     with open(full, "w", encoding="utf-8") as f:
-        f.write(f"# a comment, edited {n}\n" + text.split("\n", 1)[1])
+        f.write(text)
     git(repo, "add", path)
 
 
@@ -108,15 +118,18 @@ def main() -> None:
     edits = 0
     for _ in range(args.runs):
         for label, src in versions:
-            for name, repo in ((f"comment edit, {args.calls} calls", big), ("comment edit, 100 lines", small)):
-                edits += 1
-                comment_edit(repo, "pkg/big.py", edits)
-                rows.setdefault((label, f"{name}: check --staged"), []).append(graphguard(repo, src, "check", "--staged"))
-                git(repo, "commit", "-q", "--no-verify", "-m", f"edit {edits}")
-                rows.setdefault((label, f"{name}: index after commit"), []).append(graphguard(repo, src, "index"))
+            for kind in ("comment", "body"):
+                for name, repo in ((f"{kind} edit, {args.calls} calls", big), (f"{kind} edit, 100 lines", small)):
+                    edits += 1
+                    edit(repo, "pkg/big.py", edits, kind)
+                    rows.setdefault((label, f"{name}: check --staged"), []).append(graphguard(repo, src, "check", "--staged"))
+                    git(repo, "commit", "-q", "--no-verify", "-m", f"edit {edits}")
+                    rows.setdefault((label, f"{name}: index after commit"), []).append(graphguard(repo, src, "index"))
             git(moved, "mv", "tests/old", "tests/moved")
             rows.setdefault((label, f"{args.moved} files moved: check --staged"), []).append(graphguard(moved, src, "check", "--staged"))
             git(moved, "reset", "-q", "--hard")
+    for repo in (big, small, moved):
+        shutil.rmtree(repo, ignore_errors=True)
     print(f"median of {args.runs} whole-process runs: wall s, CPU s, peak RSS MB (max)")
     for (label, what), samples in rows.items():
         print(f"{label:<10} {what:<50} {median(samples)}")

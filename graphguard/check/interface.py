@@ -183,11 +183,21 @@ def _readability(data: bytes) -> tuple[int, str] | str | None:
     read; None when they parse.
 
     Python's own parser answers fast; a failure is confirmed by libcst (imported only then),
-    so that syntax newer than the running interpreter is not taken for an error.
+    so that syntax newer than the running interpreter is not taken for an error. The bytes are
+    compiled first (never run): that parses them as ast.parse does without building Python's
+    tree of them (a file of 80,000 calls: 0.8 s, against 2.4 s and 100 MB more); the compiler's
+    own refusals (`return` outside a function, a limit) are asked of ast.parse.
     """
     import ast
     import warnings
 
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, "<checked>", "exec", dont_inherit=True)
+        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError, SystemError):
+        pass
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
