@@ -248,10 +248,12 @@ def parse_renames(out: bytes) -> dict[str, str]:
 
 
 def renames(root: str, old: str, new: str) -> dict[str, str]:
-    """The files git sees as renamed (same or similar content) between `old` (a commit) and `new`
-    (a commit or INDEX): new path -> old path. The rest of the diff lists each as a D and an A."""
+    """The tracked files git sees as renamed (same or similar content) between `old` (a commit) and `new`
+    (a commit, INDEX or WORKTREE): new path -> old path. The rest of the diff lists each as a D and an A."""
     args = ("diff", "--name-status", "-z", "-M", "--diff-filter=R", "--no-ext-diff", "--ignore-submodules")
-    return parse_renames(run(root, *args, "--cached", old) if new == INDEX else run(root, *args, old, new))
+    if new == INDEX:
+        return parse_renames(run(root, *args, "--cached", old))
+    return parse_renames(run(root, *args, old) if new == WORKTREE else run(root, *args, old, new))
 
 
 _UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")

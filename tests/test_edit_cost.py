@@ -283,3 +283,18 @@ def test_other_edits_are_not(old: str, new: str) -> None:
     from graphguard.languages import python
 
     assert python.comment_edit(old.encode(), new.encode()) is None
+
+
+def test_calls_between_moved_files_are_carried_over(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                    bound: list[tuple[str, int]]) -> None:
+    files = {"pkg/__init__.py": "", "pkg/old/__init__.py": "",
+             "pkg/old/util.py": "def h(x, y=0):\n    return x\n\n\ndef h2(x):\n    return x\n"}
+    files.update({f"pkg/old/use_{i}.py": f"from .util import h, h2\n\n\ndef run():\n    return h({i}, y=1) + h2({i})\n" for i in range(5)})
+    repo = make_repo(files)
+    graphguard(repo, "index")
+    repo.git("mv", "pkg/old", "pkg/new")
+    for flags in (("--staged",), ("--worktree",)):
+        r = graphguard(repo, "check", *flags, "--format", "json")
+        assert r.code == 0, r.out
+        assert new_calls(r.json) == {}
+    assert bound == []
