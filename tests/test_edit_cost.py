@@ -298,3 +298,18 @@ def test_calls_between_moved_files_are_carried_over(make_repo: Callable[..., Git
         assert r.code == 0, r.out
         assert new_calls(r.json) == {}
     assert bound == []
+
+
+def test_callers_in_a_comment_edited_file_are_found_at_their_new_lines(make_repo: Callable[..., GitRepo],
+                                                                       graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(BIG)
+    graphguard(repo, "index")
+    lines = BIG["pkg/big.py"].split("\n")
+    repo.write({"pkg/big.py": edited(lines, 4, ["# two lines", "# of comment"]),
+                "pkg/lib.py": "def f(a, b, c):\n    return a + b + c\n"})
+    repo.git("add", "-A")
+    code, data = check_staged(graphguard, repo)
+    assert code == 1
+    [change] = [ch for ch in data["changes"] if ch["symbol"] == "pkg.lib.f"]
+    broken = [(c["path"], c["line"]) for c in change["callers"] if c["status"] == "broken"]
+    assert broken == [("pkg/big.py", line) for line in range(11, 11 + CALLS)] + [("pkg/big.py", 11 + CALLS + 3)]
