@@ -269,6 +269,21 @@ def diff_raw(root: str, old: str, new: str, *, submodules: bool = False) -> list
     return parse_raw(run(root, *args, old, new))
 
 
+def parse_renames(out: bytes) -> dict[str, str]:
+    """`git diff --name-status -z -M --diff-filter=R`: 'R<score>' NUL old NUL new NUL ... -> new path -> old path."""
+    parts = zsplit(out)
+    return {parts[i + 2]: parts[i + 1] for i in range(0, len(parts) - 2, 3) if parts[i].startswith("R")}
+
+
+def renames(root: str, old: str, new: str) -> dict[str, str]:
+    """The tracked files git sees as renamed (same or similar content) between `old` (a commit) and `new`
+    (a commit, INDEX or WORKTREE): new path -> old path. The rest of the diff lists each as a D and an A."""
+    args = ("diff", "--name-status", "-z", "-M", "--diff-filter=R", "--no-ext-diff", "--ignore-submodules")
+    if new == INDEX:
+        return parse_renames(run(root, *args, "--cached", old))
+    return parse_renames(run(root, *args, old) if new == WORKTREE else run(root, *args, old, new))
+
+
 _UNTRACKED = ("ls-files", "-z", "--others", "--exclude-standard")
 
 

@@ -7,6 +7,11 @@ each new call to a repository definition whose interface did not change (those a
 decided with their change) is bound against that definition's signature. Targets with a
 broken new call are reported as a `new-calls` change listing the new calls to them.
 
+A file git sees as renamed (git.renames) carries its calls over: its old version is the file
+it was renamed from, so only the calls whose target or shape changed are new; a call whose
+target moved with it is matched under the module's new name. It is resolved all the same:
+a relative import may lead elsewhere from the new folder.
+
 Cheap for a body-only edit: when the new version has no (callee, shape) the old one lacks
 and binds its names as before, nothing is resolved; only the definitions that a new call
 targets are parsed, from their source spans (Overlay.new_signature).
@@ -106,11 +111,16 @@ def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
     """Changed files whose new version may hold a new call (cheap: tree-sitter facts only)."""
     out = []
     for path in sorted(overlay.sides.new.data):
+        if path in overlay.commented:
+            continue  # comments write no call, and bind no name
         new = overlay.new_facts.get(path)
         if new is None or not new.parsed or not new.calls or config.is_generated(path) or path not in overlay.new_map.primary:
             continue
+        was = overlay.sides.renamed.get(path)
         old = overlay.old_facts(path) if path in overlay.sides.old.data else None
-        if old is None or not _same_calls(overlay, path, old, new):
+        # A moved file's names may lead elsewhere now (`from .helpers import h`): it is resolved, and its
+        # calls compared with the old file's (_new_calls).
+        if was is not None or old is None or not _same_calls(overlay, path, old, new):
             out.append(path)
     return out
 
@@ -128,9 +138,12 @@ def _names(facts: FileFacts) -> object:
 
 
 def _new_calls(overlay: Overlay, path: str) -> list[NewCall]:
-    """Calls of the new version to a repository definition whose (target, shape) the old version has not."""
+    """Calls of the new version to a repository definition whose (target, shape) the old version has not
+    (a renamed file's old version: the file it was renamed from; a call that reached a renamed module
+    reaches it under its new name)."""
     fresh = overlay.resolved_new(path)
-    old = _old_calls(overlay, path)
+    was = overlay.sides.renamed.get(path)
+    old = _old_calls(overlay, path) if was is None else _moved(overlay, _old_calls(overlay, was))
     return [NewCall(path, s) for s in fresh.sites
             if s.kind == "call" and s.resolution is Resolution.EXACT and s.target is not None and s.target_path is not None
             and (s.target, s.shape) not in old]
@@ -146,6 +159,21 @@ def _old_calls(overlay: Overlay, path: str) -> set[tuple[str | None, CallShape]]
             " WHERE f.path = ? AND s.kind = 'call'", (path,))
         return {(target, CallShape.from_row(*shape)) for target, *shape in rows}
     return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind == "call"}
+
+
+def _moved(overlay: Overlay, calls: set[tuple[str | None, CallShape]]) -> set[tuple[str | None, CallShape]]:
+    """The old calls, with a target in a renamed module also under that module's new name."""
+    modules = {overlay.old_map.primary[o]: overlay.new_map.primary[n] for n, o in overlay.sides.renamed.items()
+               if o in overlay.old_map.primary and n in overlay.new_map.primary}
+    out = set(calls)
+    for target, shape in calls:
+        parts = (target or "").split(".")
+        for i in range(len(parts) - 1, 0, -1):  # the longest module that holds it
+            now = modules.get(".".join(parts[:i]))
+            if now is not None:
+                out.add((".".join([now, *parts[i:]]), shape))
+                break
+    return out
 
 
 def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall) -> CallerImpact:

@@ -74,12 +74,14 @@ class Interface(NamedTuple):
 def find(overlay: Overlay, config: Config) -> Interface:
     sides = overlay.sides
     # The old versions' facts, loaded once (a big file's take tens of milliseconds to decode).
-    olds = {p: overlay.old_facts(p) for p in sorted(sides.paths) if p in sides.old.data}
+    # A file whose comment lines alone changed keeps its interface: neither version is decoded (overlay.commented).
+    olds = {p: overlay.old_facts(p) for p in sorted(sides.paths) if p in sides.old.data and p not in overlay.commented}
     impacts = lost_reexports(overlay, config, olds)
     warnings: list[FileWarning] = []
     # A new version that is not Python breaks every importer, whatever tree-sitter made of it.
     # (Files tree-sitter skipped as too large or too nested are not parsed again; binary ones are.)
-    readable = [p for p in sorted(sides.new.data) if overlay.new_facts[p].parsed or b"\0" in sides.new.data[p]]
+    # (A file whose comment lines alone changed parses as it did.)
+    readable = [p for p in sorted(sides.new.data) if p not in overlay.commented and (overlay.new_facts[p].parsed or b"\0" in sides.new.data[p])]
     unparsable: dict[str, tuple[int, str]] = {}
     unreadable: set[str] = set()  # Python, but too deeply nested to read: no interface to compare
     for p in readable:
@@ -94,7 +96,7 @@ def find(overlay: Overlay, config: Config) -> Interface:
         if SYNTAX_ERROR in config.block_on:
             module = overlay.new_map.primary.get(p) or overlay.old_map.primary.get(p, p)
             impacts.append(_syntax_impact(overlay, config, p, line, why, module))
-    shaped = {p: changed for p in sorted(sides.paths) if p not in unparsable and p not in unreadable
+    shaped = {p: changed for p in sorted(sides.paths) if p not in unparsable and p not in unreadable and p not in overlay.commented
               and (changed := _changed(olds.get(p), overlay.new_facts.get(p))) != set()}
     changes = _signature_changes(overlay, shaped, olds, warnings) if shaped else []
     return Interface(changes, impacts, warnings, frozenset(unparsable))
@@ -181,11 +183,21 @@ def _readability(data: bytes) -> tuple[int, str] | str | None:
     read; None when they parse.
 
     Python's own parser answers fast; a failure is confirmed by libcst (imported only then),
-    so that syntax newer than the running interpreter is not taken for an error.
+    so that syntax newer than the running interpreter is not taken for an error. The bytes are
+    compiled first (never run): that parses them as ast.parse does without building Python's
+    tree of them (a file of 80,000 calls: 0.8 s, against 2.4 s and 100 MB more); the compiler's
+    own refusals (`return` outside a function, a limit) are asked of ast.parse.
     """
     import ast
     import warnings
 
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, "<checked>", "exec", dont_inherit=True)
+        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError, SystemError):
+        pass
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
@@ -277,11 +289,12 @@ def lost_reexports(overlay: Overlay, config: Config, olds: dict[str, FileFacts |
     """Names a module re-exported (`from .clock import stamp` in a package `__init__`) and no longer binds.
 
     sigdiff compares definitions; a dropped import line is no definition, yet every
-    `from pkg import stamp` elsewhere now fails. `olds`: the changed files' old facts.
+    `from pkg import stamp` elsewhere now fails. `olds`: the changed files' old facts (not those of a
+    comment edit: overlay.commented).
     """
     sides, old_map = overlay.sides, overlay.old_map
     out: list[SymbolImpact] = []
-    for path in sorted(p for p in sides.paths if p in sides.old.data and p in sides.new.data and p in old_map.primary):
+    for path in sorted(p for p in olds if p in sides.new.data and p in old_map.primary):
         before, after = olds[path], overlay.new_facts.get(path)
         if before is None or after is None:
             continue

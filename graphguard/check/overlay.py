@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from graphguard.repo import Repo
 
 if TYPE_CHECKING:
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, Resolver
+    from graphguard.resolve import FileResolution, Resolver, Site
     from graphguard.signature import Signature
     from graphguard.store import Store
 
@@ -35,12 +35,13 @@ class Overlay:
     store: Store
     indexer: Indexer
     stored_head: str | None  # the commit the stored graph describes
-    new_facts: dict[str, FileFacts]  # tree-sitter facts of the changed files' new versions
+    new_facts: Mapping[str, FileFacts]  # tree-sitter facts of the changed files' new versions (overlay.Facts)
     old_entries: Mapping[str, str]  # path -> blob, old side, every Python file
     new_entries: Mapping[str, str]
     old_map: ModuleMap
     new_map: ModuleMap
     root: str = ""  # the repository's work tree (to read a blob)
+    commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (_comment_edits)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
     _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->
@@ -71,6 +72,14 @@ class Overlay:
             hybrid_map = self.old_map if p in self.old_map.primary else self.old_map.with_changes({p}, frozenset())
             out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
         return out
+
+    @functools.cached_property
+    def fresh_old_sites(self) -> SiteIndex:
+        return SiteIndex(self.fresh_old)
+
+    @functools.cached_property
+    def fresh_new_sites(self) -> SiteIndex:
+        return SiteIndex(self.fresh_new)
 
     def _resolves_alike(self, path: str) -> bool:
         """Whether `path`'s new version resolves the same against the old repository as against the new one:
@@ -117,9 +126,12 @@ class Overlay:
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
-        """path -> (line, col) of the calls each changed file's new version makes and its old version did not."""
-        old = self.sides.old
-        return {p: written_calls(self.old_facts(p) if p in old.data else None, facts) for p, facts in self.new_facts.items()}
+        """path -> (line, col) of the calls each changed file's new version makes and its old version (a renamed
+        file's: the file it was renamed from) did not."""
+        old, renamed = self.sides.old, self.sides.renamed
+        return {p: frozenset() if p in self.commented  # comments write no call
+                else written_calls(self.old_facts(o) if (o := renamed.get(p, p)) in old.data else None, self.new_facts[p])
+                for p in self.new_facts}
 
     def new_signature(self, path: str, qualname: str) -> Signature | None:
         """The signature of a definition (full qualname) in the new version; None when it cannot be read.
@@ -151,6 +163,29 @@ class Overlay:
         return self._resolved_new[path]
 
 
+class SiteIndex:
+    """The sites of resolved files, found by what they may reach: each change asks for its own
+    (a moved folder of 300 files moves 3,000 definitions: one walk over all sites for each was 12 s)."""
+
+    def __init__(self, files: Mapping[str, FileResolution]):
+        self.sites = [(p, s) for p, fr in files.items() for s in fr.sites]
+        self._at: dict[str, list[int]] = defaultdict(list)
+        for i, (_, s) in enumerate(self.sites):
+            for target in {s.target, s.init_target} - {None}:
+                self._at[target].append(i)  # type: ignore[index]
+            if s.kind == "call" and s.resolution.limited:
+                self._at[_NAMED + s.name].append(i)
+
+    def reaching(self, qualname: str) -> list[tuple[str, Site]]:
+        """(path, site) of the sites whose target or constructor is `qualname`, or that are calls of its
+        name whose resolution a limit stopped; in the files' and sites' order."""
+        at = set(self._at.get(qualname, ())) | set(self._at.get(_NAMED + qualname.rsplit(".", 1)[-1], ()))
+        return [self.sites[i] for i in sorted(at)]
+
+
+_NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
+
+
 def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
     """`cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
     contents writes nothing, and most proposals are never committed)."""
@@ -158,7 +193,8 @@ def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
 
     store = repo.store
     indexer = Indexer(repo.paths, store)
-    new_facts = _parse_new(store, sides, cache_facts)
+    commented = _comment_edits(store, sides)
+    new_facts = _parse_new(store, sides, cache_facts, commented)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
     stored_head = store.meta("head")
@@ -181,7 +217,7 @@ def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
     removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
     new_map = old_map.with_changes(added, removed) if added or removed else old_map
     return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
-                   repo.root)
+                   repo.root, frozenset(commented))
 
 
 class _StoredEntries(Mapping[str, str]):
@@ -234,23 +270,49 @@ _PARSED: dict[str, FileFacts] = {}  # blob sha -> facts, oldest first
 _PARSED_MAX = 256
 
 
-def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileFacts]:
-    """Tree-sitter facts of the new versions; they go to the blob cache: once the commit
-    lands, bringing the graph to it costs no parse."""
+def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
+    """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
+    (python.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
+    Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
+    cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
+    syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
+    from graphguard.languages import python
+    from graphguard.model import moved_lines
+
+    out = {}
+    for path, data in sides.new.data.items():
+        old, old_sha = sides.old.data.get(path), sides.old.blobs.get(path)
+        if old is None or old_sha is None or (edit := python.comment_edit(old, data)) is None:
+            continue
+        raw = store.load_facts(old_sha)
+        moved = moved_lines(raw, *edit) if raw is not None else None
+        if moved is not None:
+            out[path] = moved
+    return out
+
+
+def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str, str]) -> Facts:
+    """Tree-sitter facts of the new versions (`known`: the JSON of those of a comment edit, decoded when
+    asked for); they go to the blob cache: once the commit lands, bringing the graph to it costs no parse."""
     from graphguard.indexer import parse_blob
 
-    new_facts: dict[str, FileFacts] = {}
+    new_facts = Facts()
     fresh_rows = []
     for path, data in sides.new.data.items():
         sha = sides.new.blobs[path]
         if not cache_facts and sha in _PARSED:
-            new_facts[path] = _PARSED[sha]
+            new_facts.put(path, _PARSED[sha])
             continue
         raw = store.load_facts(sha)
+        if path in known:
+            new_facts.later(path, known[path])
+            if raw is None and cache_facts:
+                fresh_rows.append((sha, known[path]))
+            continue
         if raw is None:
             raw = parse_blob(data)
             fresh_rows.append((sha, raw))
-        new_facts[path] = FileFacts.from_json(raw)
+        new_facts.put(path, FileFacts.from_json(raw))
         if not cache_facts:
             _PARSED[sha] = new_facts[path]
             while len(_PARSED) > _PARSED_MAX:
@@ -258,6 +320,34 @@ def _parse_new(store: Store, sides: Sides, cache_facts: bool) -> dict[str, FileF
     if fresh_rows and cache_facts:
         store.save_facts(fresh_rows)
     return new_facts
+
+
+class Facts(Mapping[str, FileFacts]):
+    """path -> facts, those given as JSON (`later`) decoded when first asked for."""
+
+    def __init__(self) -> None:
+        self._order: dict[str, None] = {}
+        self._decoded: dict[str, FileFacts] = {}
+        self._raw: dict[str, str] = {}
+
+    def put(self, path: str, facts: FileFacts) -> None:
+        self._order[path] = None
+        self._decoded[path] = facts
+
+    def later(self, path: str, raw: str) -> None:
+        self._order[path] = None
+        self._raw[path] = raw
+
+    def __getitem__(self, path: str) -> FileFacts:
+        if path not in self._decoded and path in self._raw:
+            self._decoded[path] = FileFacts.from_json(self._raw.pop(path))
+        return self._decoded[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
 
 
 def hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -47,6 +47,7 @@ class Sides(NamedTuple):
     new: Side
     paths: list[str]  # the changed Python files
     warnings: list[FileWarning]  # files that could not be read
+    renamed: Mapping[str, str] = {}  # Changes.renamed: new path -> old path
 
 
 def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: str | None, head_ref: str | None) -> Revisions:
@@ -129,6 +130,7 @@ class Changes(NamedTuple):
     unmerged: list[str]  # against the index: the paths in conflict (status U), sorted
     excluded: tuple[str, ...] = ()  # changed Python files that `exclude` leaves out of the check, sorted
     submodules: list[FileWarning] = []  # noqa: RUF012 - never mutated; the gitlinks that moved, each as a warning
+    renamed: Mapping[str, str] = {}  # a file git sees as renamed (listed as a D and an A): new path -> old path
 
 
 def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
@@ -170,11 +172,21 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
                    {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
-                   excluded=excluded, submodules=moved)
+                   excluded=excluded, submodules=moved, renamed=_renamed(root, old_rev, new, raw) if proposals is None else {})
 
 
 def _is_gitlink(c: git.RawChange) -> bool:
     return any(e is not None and e.mode == git.MODE_SUBMODULE for e in (c.old, c.new))
+
+
+def _renamed(root: str, old_rev: str, new_rev: str, raw: list[git.RawChange]) -> dict[str, str]:
+    """new path -> old path of the changed Python files git pairs as renamed; asked of git only when
+    a Python file was added and another deleted (a commit that moves nothing pays nothing)."""
+    added = {c.path for c in raw if c.status == "A"}
+    deleted = {c.path for c in raw if c.status == "D"}
+    if not added or not deleted:
+        return {}
+    return {new: old for new, old in git.renames(root, old_rev, new_rev).items() if new in added and old in deleted}
 
 
 def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals: Proposals,
@@ -253,7 +265,7 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposal
         new = _read_worktree(root, paths, warnings)
     else:
         new = _fill(Side(new_rev), new_wanted, paths, changes.new, contents)
-    return Sides(old, new, changes.paths, warnings)
+    return Sides(old, new, changes.paths, warnings, changes.renamed)
 
 
 def _wanted(paths: list[str], entries: dict[str, git.TreeEntry], warnings: list[FileWarning]) -> dict[str, str]:

@@ -46,15 +46,11 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
         _resolved_uses(overlay, ic, found, reaches_new)
     # Changed files: their new version, resolved against the old and against the new repository.
     # A call written in this change was never made against the old signature (impact.Found.written).
-    for p, fr in overlay.fresh_old.items():
-        for s in fr.sites:
-            if qual in (s.target, s.init_target) or _limited(s, qual):
-                _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual, written=overlay.written.get(p, frozenset())))
+    for p, s in overlay.fresh_old_sites.reaching(qual):
+        _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual, written=overlay.written.get(p, frozenset())))
     if new_q is not None:
-        for p, fr in overlay.fresh_new.items():
-            for s in fr.sites:
-                if new_q in (s.target, s.init_target) or _limited(s, new_q):
-                    _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
+        for p, s in overlay.fresh_new_sites.reaching(new_q):
+            _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)] if config.generated else list(found.values())
