@@ -158,6 +158,8 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
                 background.write_state(repo.store.dir, hook, started, pid=os.getpid())
                 if not _refresh_rounds(repo, started):
                     return 0
+            except (GraphguardError, Exception) as e:  # noqa: BLE001 - said while the lock is held: a waiter reads the log after
+                return _failed(e)
             finally:
                 lock.release()
             # A hook that found the lock held just before it was let go left its HEAD to this process.
@@ -171,11 +173,16 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
                 return 0  # another refresher took it over
         return 0
     except (GraphguardError, Exception) as e:  # noqa: BLE001 - nobody sees this process fail: the log says why
-        import traceback
+        return _failed(e)
 
-        print(f"graph not refreshed: {e}", flush=True)
-        traceback.print_exc(file=sys.stdout)
-        return 1
+
+def _failed(e: BaseException) -> int:
+    """The refresher's failure, in its log (its stdout), with the traceback."""
+    import traceback
+
+    print(f"graph not refreshed: {e}", flush=True)
+    traceback.print_exception(e, file=sys.stdout)
+    return 1
 
 
 def _refit_if_due(repo: Repo) -> None:
