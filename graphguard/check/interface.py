@@ -37,6 +37,7 @@ class InterfaceChange:
     new_qualname: str | None  # full name now (a rename, a move, a new signature), None when removed
     unknown_before: bool = False  # the old version did not parse: every use is checked against the new signature
     class_gone: bool = False  # a method whose class was removed, renamed or moved
+    holds: str | None = None  # moved: what its old name holds now, when that is no repository definition (bound.rebind)
 
     @property
     def kind(self) -> ChangeKind:
@@ -111,9 +112,11 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
     among them, so sigdiff's renames and moves see what they need.
     """
     from graphguard import sigdiff, signature
+    from graphguard.check import bound
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
+    kept: dict[str, frozenset[str]] = {}
     gained: list[tuple[str, signature.Signature]] = []
     unknown_before: set[str] = set()
     for path, changed in shaped.items():
@@ -131,26 +134,30 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
             per_file += [(path, sigdiff.SymbolChange(q, ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
                          for q, sig in sorted(after.defs.items())]
             continue
-        per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
-        gained += [(path, sig) for sig in sigdiff.added(before, after)]
-    # Modules are keyed by path here; a removal that another file gained is a move.
-    changes = sigdiff.find_moves(per_file, gained)
-    gone = {(path, ch.qualname) for path, ch in changes if ch.change is not ChangeKind.SIGNATURE}
+        kept[path] = bound.kept_names(new_facts)
+        per_file += [(path, ch) for ch in sigdiff.compare(before, after, kept[path])]
+        gained += [(path, sig) for sig in sigdiff.added(before, after, kept[path])]
+    # Modules are keyed by path here; a removal that another file gained is a move. A definition whose
+    # name its module still binds (an import back, an assignment) moved to what the name holds now.
+    changes = [(path, bound.rebind(overlay, path, ch) if bound.is_kept(ch, kept.get(path, frozenset())) else bound.Bound(ch, None))
+               for path, ch in sigdiff.find_moves(per_file, gained)]
+    gone = {(path, b.change.qualname) for path, b in changes if b.change.change is not ChangeKind.SIGNATURE}
     return [_named(overlay, path, ch, unknown_before=path in unknown_before,
                    class_gone=(ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
-                   and (path, ch.qualname.rsplit(".", 1)[0]) in gone)
-            for path, ch in changes]
+                   and (path, ch.qualname.rsplit(".", 1)[0]) in gone, holds=holds)
+            for path, (ch, holds) in changes]
 
 
-def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_before: bool, class_gone: bool) -> InterfaceChange:
+def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_before: bool, class_gone: bool,
+           holds: str | None = None) -> InterfaceChange:
     old_module = overlay.old_map.primary.get(path) or overlay.new_map.primary.get(path, "")
     new_q = None
     if ch.change in (ChangeKind.RENAMED, ChangeKind.SIGNATURE):
         new_q = f"{overlay.new_map.primary.get(path, old_module)}.{ch.new_qualname or ch.qualname}"
     elif ch.change is ChangeKind.MOVED and ch.new_module is not None:
         new_q = f"{overlay.new_map.primary.get(ch.new_module, '')}.{ch.new_qualname}"
-        ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}",))
-    return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone)
+        ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}", *ch.breaking[1:]))
+    return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone, holds)
 
 
 def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | None,

@@ -1,0 +1,108 @@
+"""Stage 3, after sigdiff: a definition replaced by an import or an assignment keeps its name.
+
+`class NoTokenSentinel` became `from .common import Sentinel as NoTokenSentinel`, `def is_ident`
+became `is_ident = str.isidentifier`, a class moved to `base.py` is imported back by its old
+module: the module still binds the name, so `from pkg.token import is_ident` still runs.
+Such a definition is MOVED to what its name holds now (the new version's resolver says what):
+
+    a repository definition  its uses are decided against that definition's signature (in the
+                             same file, `stamp = make_stamp`: RENAMED, as sigdiff names renames)
+    anything else            (a builtin, an installed package, a value not followed) no
+                             signature to compare: its uses are `unknown`, and say what it holds
+
+A name bound only under `if TYPE_CHECKING:` is not bound when the code runs: the definition
+is removed as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, NamedTuple
+
+from graphguard.model import FileFacts
+from graphguard.result import ChangeKind
+
+if TYPE_CHECKING:
+    from graphguard import sigdiff
+    from graphguard.check.overlay import Overlay
+    from graphguard.resolve import Target
+
+
+class Bound(NamedTuple):
+    change: sigdiff.SymbolChange
+    holds: str | None  # what the name holds now, when it is not a repository definition; else None
+
+
+def kept_names(facts: FileFacts | None) -> frozenset[str]:
+    """Top-level names a module binds when it runs, other than by `def` and `class`: imports
+    (those under `if TYPE_CHECKING:` run nowhere) and assignments."""
+    if facts is None:
+        return frozenset()
+    names = {i.bound_name for i in facts.imports if not i.scope and i.name != "*" and not i.type_checking}
+    names.update(b.target for b in facts.bindings if not b.scope and "." not in b.target)
+    return frozenset(names - {d.qualname for d in facts.definitions})
+
+
+def is_kept(ch: sigdiff.SymbolChange, kept: frozenset[str]) -> bool:
+    """A definition that left the module while its top-level name stays bound (a class's members with it)."""
+    return ch.change in (ChangeKind.REMOVED, ChangeKind.MOVED) and ch.qualname.split(".", 1)[0] in kept
+
+
+def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
+    """`ch` (is_kept) as a move to what its name holds in the new version of `path`."""
+    from graphguard import sigdiff
+    from graphguard.resolve import Data, Sym
+
+    resolver = overlay.new_resolver
+    top, *members = ch.qualname.split(".")
+    target: Target = resolver.module_attr(path, top)
+    for name in members:
+        target = resolver.attribute(target, name)
+    if isinstance(target, Sym):
+        after = overlay.new_signature(target.path, target.qualname)
+        codes = tuple(sigdiff.signature_changes(ch.before, after)) if ch.before is not None and after is not None else ()
+        if target.path == path:  # `stamp = make_stamp`: a rename that keeps an alias, as sigdiff names renames
+            return Bound(dataclasses.replace(ch, change=ChangeKind.RENAMED, breaking=(f"renamed:{target.local}", *codes),
+                                             after=after, new_qualname=target.local, new_module=None), None)
+        # find_moves keys the module by path; interface._named names it.
+        return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{target.qualname}", *codes), after=after,
+                                         new_qualname=target.local, new_module=target.path), None)
+    value, holds = _assigned(overlay, path, top) if isinstance(target, Data) and not members else (describe(target),) * 2
+    return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{value}",), after=None,
+                                     new_qualname=None, new_module=None), holds)
+
+
+def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, str]:
+    """The value of the module's last top-level assignment to `name`, as written (`str.isidentifier`), and
+    that with its line; a general phrase when it cannot be read."""
+    facts = overlay.new_facts.get(path)
+    found = [b for b in facts.bindings if not b.scope and b.target == name] if facts is not None else []
+    lines = overlay.sides.new.data.get(path, b"").splitlines()
+    if not found or found[-1].end_line > len(lines):
+        return "a value", "a value graphguard does not follow"
+    b = found[-1]
+    text = " ".join(line.decode("utf-8", "replace").strip() for line in lines[b.line - 1:b.end_line])
+    value = text.partition("=")[2].strip() or text
+    value = value[:57] + "..." if len(value) > 60 else value
+    return value, f"{value} (line {b.line})"
+
+
+def describe(target: Target) -> str:
+    """What a name holds that is not a repository definition, in a few words."""
+    from graphguard.resolve import LIMIT_REASONS, Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym
+
+    if isinstance(target, Ext):
+        return target.name.removeprefix("builtins.")
+    if isinstance(target, Data):
+        return target.qualname
+    if isinstance(target, Inst):
+        return f"an instance of {target.cls.qualname}"
+    if isinstance(target, Mod):
+        return f"the module {target.name}"
+    if isinstance(target, Partial):
+        return f"a functools.partial of {target.func.qualname}"
+    if isinstance(target, OneOf):
+        return "one of " + ", ".join(o.qualname if isinstance(o, Sym) else describe(o) for o in target.options)
+    if isinstance(target, Limit):
+        return f"a value not followed ({LIMIT_REASONS[target.resolution.value]})"
+    return "a value graphguard does not follow"
