@@ -55,9 +55,12 @@ def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
 
     resolver = overlay.new_resolver
     top, *members = ch.qualname.split(".")
-    target: Target = resolver.module_attr(path, top)
+    holder: Target = resolver.module_attr(path, top)
+    target = holder
     for name in members:
         target = resolver.attribute(target, name)
+    if members and isinstance(holder, Sym) and not isinstance(target, Sym):
+        return Bound(ch, None)  # the class the name holds now lacks this member (`__init__` inherited): as sigdiff saw it
     if isinstance(target, Sym):
         after = overlay.new_signature(target.path, target.qualname)
         codes = tuple(sigdiff.signature_changes(ch.before, after)) if ch.before is not None and after is not None else ()
@@ -81,7 +84,11 @@ def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, str]:
     if not found or found[-1].end_line > len(lines):
         return "a value", "a value graphguard does not follow"
     b = found[-1]
-    text = " ".join(line.decode("utf-8", "replace").strip() for line in lines[b.line - 1:b.end_line])
+    # The statement's own span (tree-sitter's byte columns): a comment after it is no part of the value.
+    span = lines[b.line - 1:b.end_line]
+    span[-1] = span[-1][:b.end_col] if b.end_col else span[-1]
+    span[0] = span[0][b.col:]
+    text = " ".join(line.decode("utf-8", "replace").strip() for line in span)
     value = text.partition("=")[2].strip() or text
     value = value[:57] + "..." if len(value) > 60 else value
     return value, f"{value} (line {b.line})"
