@@ -343,3 +343,22 @@ def test_a_signature_change_in_one_of_two_same_named_modules_still_blocks_its_ca
     code, data = check(repo, "--staged")
     assert code == 1
     assert broken(data) == [("plugins/cliconf/use.py", 5, "missing required argument 'b'")]
+
+
+def test_an_import_of_a_module_name_two_folders_hold_equally_near_is_one_of_them(
+        make_repo: Callable[..., GitRepo], check: Check) -> None:
+    """`from vyos import helper` in lib/: which `vyos` runs depends on sys.path. A change to one of them is
+    undecided for such a caller, never taken for the other module's (nor the two merged)."""
+    both = PLUGINS["plugins/action/vyos.py"] + "\n\ndef helper(a):\n    return a\n"
+    repo = make_repo({**PLUGINS, "plugins/action/vyos.py": both,
+                      "lib/runner.py": "from vyos import helper\n\n\ndef go():\n    return helper(1)\n"})
+    text = repo.path("plugins/cliconf/vyos.py").read_text(encoding="utf-8")
+    staged(repo, {"plugins/cliconf/vyos.py": text.replace("def helper(a):", "def helper(a, b):")})
+    code, data = check(repo, "--staged")
+    helper = change_of(data, "vyos.helper")
+    status, reason = callers(helper)[("lib/runner.py", 5)]
+    assert status == "unknown"
+    assert "on other paths the name holds another" in reason
+    # The caller beside it in plugins/cliconf/ imports that folder's module: still a break.
+    assert broken(data) == [("plugins/cliconf/use.py", 5, "missing required argument 'b'")]
+    assert code == 1
