@@ -362,3 +362,15 @@ def test_an_import_of_a_module_name_two_folders_hold_equally_near_is_one_of_them
     # The caller beside it in plugins/cliconf/ imports that folder's module: still a break.
     assert broken(data) == [("plugins/cliconf/use.py", 5, "missing required argument 'b'")]
     assert code == 1
+
+
+def test_a_function_replaced_by_a_literal_cannot_be_called(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    """`is_ident = None` keeps the name importable, but no call of it runs."""
+    repo = make_repo(TOKEN)
+    staged(repo, {"pkg/token.py": "from pkg.common import Sentinel as NoTokenSentinel\n\nis_ident = None\n"})
+    code, data = check(repo, "--staged")
+    assert code == 1
+    ident = change_of(data, "pkg.token.is_ident")
+    assert ident["breaking"] == ["moved:None"]
+    assert callers(ident)[("pkg/cli.py", 1)][0] == "ok"
+    assert broken(data) == [("pkg/cli.py", 5, "'is_ident' now holds None (line 3), which cannot be called")]

@@ -28,9 +28,16 @@ if TYPE_CHECKING:
     from graphguard.resolve import Target
 
 
+class Held(NamedTuple):
+    """What a name holds now that is not a repository definition."""
+
+    what: str  # as the report says it: "str.isidentifier (line 3)"
+    literal: bool = False  # a literal (`None`, `0`, `()`): calling it fails
+
+
 class Bound(NamedTuple):
     change: sigdiff.SymbolChange
-    holds: str | None  # what the name holds now, when it is not a repository definition; else None
+    held: Held | None  # what the name holds now, when it is not a repository definition; else None
 
 
 def kept_names(facts: FileFacts | None) -> frozenset[str]:
@@ -70,19 +77,21 @@ def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
         # find_moves keys the module by path; interface._named names it.
         return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{target.qualname}", *codes), after=after,
                                          new_qualname=target.local, new_module=target.path), None)
-    value, holds = _assigned(overlay, path, top) if isinstance(target, Data) and not members else (describe(target),) * 2
+    value, held = _assigned(overlay, path, top) if isinstance(target, Data) and not members else (describe(target), None)
     return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{value}",), after=None,
-                                     new_qualname=None, new_module=None), holds)
+                                     new_qualname=None, new_module=None), held or Held(value))
 
 
-def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, str]:
+def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, Held]:
     """The value of the module's last top-level assignment to `name`, as written (`str.isidentifier`), and
     that with its line; a general phrase when it cannot be read."""
+    import ast
+
     facts = overlay.new_facts.get(path)
     found = [b for b in facts.bindings if not b.scope and b.target == name] if facts is not None else []
     lines = overlay.sides.new.data.get(path, b"").splitlines()
     if not found or found[-1].end_line > len(lines):
-        return "a value", "a value graphguard does not follow"
+        return "a value", Held("a value graphguard does not follow")
     b = found[-1]
     # The statement's own span (tree-sitter's byte columns): a comment after it is no part of the value.
     span = lines[b.line - 1:b.end_line]
@@ -90,8 +99,13 @@ def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, str]:
     span[0] = span[0][b.col:]
     text = " ".join(line.decode("utf-8", "replace").strip() for line in span)
     value = text.partition("=")[2].strip() or text
+    try:
+        ast.literal_eval(value)
+        literal = True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        literal = False
     value = value[:57] + "..." if len(value) > 60 else value
-    return value, f"{value} (line {b.line})"
+    return value, Held(f"{value} (line {b.line})", literal)
 
 
 def describe(target: Target) -> str:

@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from graphguard.check import bound
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
 from graphguard.model import FileFacts, UseKind
@@ -37,7 +38,7 @@ class InterfaceChange:
     new_qualname: str | None  # full name now (a rename, a move, a new signature), None when removed
     unknown_before: bool = False  # the old version did not parse: every use is checked against the new signature
     class_gone: bool = False  # a method whose class was removed, renamed or moved
-    holds: str | None = None  # moved: what its old name holds now, when that is no repository definition (bound.rebind)
+    holds: bound.Held | None = None  # moved: what its old name holds now, when that is no repository definition (bound.rebind)
 
     @property
     def kind(self) -> ChangeKind:
@@ -112,7 +113,6 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
     among them, so sigdiff's renames and moves see what they need.
     """
     from graphguard import sigdiff, signature
-    from graphguard.check import bound
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
@@ -149,7 +149,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
 
 
 def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_before: bool, class_gone: bool,
-           holds: str | None = None) -> InterfaceChange:
+           holds: bound.Held | None = None) -> InterfaceChange:
     old_module = overlay.old_map.primary.get(path) or overlay.new_map.primary.get(path, "")
     new_q = None
     if ch.change in (ChangeKind.RENAMED, ChangeKind.SIGNATURE):
