@@ -374,3 +374,43 @@ def test_a_function_replaced_by_a_literal_cannot_be_called(make_repo: Callable[.
     assert ident["breaking"] == ["moved:None"]
     assert callers(ident)[("pkg/cli.py", 1)][0] == "ok"
     assert broken(data) == [("pkg/cli.py", 5, "'is_ident' now holds None (line 3), which cannot be called")]
+
+
+@pytest.mark.parametrize(("inherited", "verdict"), [("def search(self, query):", 0), ("def search(self, query, limit):", 1)])
+def test_a_method_of_a_class_imported_back_is_decided_against_the_method_it_inherits_now(
+        make_repo: Callable[..., GitRepo], check: Check, inherited: str, verdict: int) -> None:
+    repo = make_repo(PAGES)
+    staged(repo, {
+        "repo/link_sources/base.py": f"""
+            class LinkSource:
+                def __init__(self, url):
+                    self.url = url
+
+
+            class RootPage:
+                {inherited}
+                    return []
+
+
+            class SimpleRepositoryRootPage(RootPage):
+                def __init__(self, content=None):
+                    self.content = content
+            """,
+        "repo/link_sources/html.py": """
+            from repo.link_sources.base import LinkSource
+            from repo.link_sources.base import SimpleRepositoryRootPage
+
+
+            class HTMLPage(LinkSource):
+                def __init__(self, url, content):
+                    super().__init__(url)
+                    self.content = content
+            """,
+    })
+    code, data = check(repo, "--staged")
+    search = change_of(data, "repo.link_sources.html.SimpleRepositoryRootPage.search")
+    assert search["change"] == "moved"
+    assert search["breaking"][0] == "moved:repo.link_sources.base.RootPage.search"
+    assert code == verdict
+    expected = ("ok", "binds") if verdict == 0 else ("broken", "missing required argument 'limit'")
+    assert callers(search)[("repo/legacy.py", 5)] == expected
