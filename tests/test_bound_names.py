@@ -414,3 +414,28 @@ def test_a_method_of_a_class_imported_back_is_decided_against_the_method_it_inhe
     assert code == verdict
     expected = ("ok", "binds") if verdict == 0 else ("broken", "missing required argument 'limit'")
     assert callers(search)[("repo/legacy.py", 5)] == expected
+
+
+def test_the_uses_of_the_definition_a_name_now_leads_to_are_its_own(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    """Three sentinels became one: a use of `Sentinel` written as such is no use of `NoTokenSentinel`."""
+    repo = make_repo({**TOKEN, "pkg/other.py": "from pkg.common import Sentinel\n\nDEFAULT = Sentinel\n"})
+    staged(repo, {"pkg/token.py": TOKEN_NOW, "pkg/other.py": "from pkg.common import Sentinel\n\nDEFAULT = Sentinel()\n",
+                  "pkg/cli.py": """
+                      from pkg.common import Sentinel
+                      from pkg.token import NoTokenSentinel, is_ident
+
+
+                      def run(name):
+                          if not is_ident(name):
+                              return NoTokenSentinel()
+                          return NoTokenSentinel
+
+
+                      def other():
+                          return Sentinel
+                      """})
+    code, data = check(repo, "--staged")
+    assert code == 0, broken(data)
+    sentinel = change_of(data, "pkg.token.NoTokenSentinel")
+    assert {path for path, _ in callers(sentinel)} == {"pkg/cli.py"}
+    assert sorted(line for _, line in callers(sentinel)) == [2, 7, 8]

@@ -37,7 +37,9 @@ class Held(NamedTuple):
 
 class Bound(NamedTuple):
     change: sigdiff.SymbolChange
-    held: Held | None  # what the name holds now, when it is not a repository definition; else None
+    held: Held | None = None  # what the name holds now, when it is not a repository definition; else None
+    #: The name leads to another definition now (not this one moved): that definition's own uses are not this change's.
+    alias: bool = False
 
 
 def kept_names(facts: FileFacts | None) -> frozenset[str]:
@@ -71,12 +73,14 @@ def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
     if isinstance(target, Sym):
         after = overlay.new_signature(target.path, target.qualname)
         codes = tuple(sigdiff.signature_changes(ch.before, after)) if ch.before is not None and after is not None else ()
+        # The definition find_moves paired it with (moved, and imported back) is this one: its uses are its own.
+        alias = not (ch.change is ChangeKind.MOVED and (ch.new_module, ch.new_qualname) == (target.path, target.local))
         if target.path == path:  # `stamp = make_stamp`: a rename that keeps an alias, as sigdiff names renames
             return Bound(dataclasses.replace(ch, change=ChangeKind.RENAMED, breaking=(f"renamed:{target.local}", *codes),
-                                             after=after, new_qualname=target.local, new_module=None), None)
+                                             after=after, new_qualname=target.local, new_module=None), None, alias)
         # find_moves keys the module by path; interface._named names it.
         return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{target.qualname}", *codes), after=after,
-                                         new_qualname=target.local, new_module=target.path), None)
+                                         new_qualname=target.local, new_module=target.path), None, alias)
     value, held = _assigned(overlay, path, top) if isinstance(target, Data) and not members else (describe(target), None)
     return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{value}",), after=None,
                                      new_qualname=None, new_module=None), held or Held(value))

@@ -51,7 +51,9 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
         _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual, written=overlay.written.get(p, frozenset())))
     if new_q is not None:
         for p, s in overlay.fresh_new_sites.reaching(new_q):
-            _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
+            # An alias onto another definition (check.bound): that one's uses count only where they came through the old name.
+            if not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found:
+                _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
     if _name_shared(overlay.old_map, ic.path) or _name_shared(overlay.new_map, ic.where):
@@ -161,7 +163,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
     stale = {f.path for f in found.values() if not f.reaches_new and f.path not in overlay.changed}
     for p in sorted(p for p in stale if p in overlay.new_map.primary):
         for s in overlay.resolved_new(p).sites:
-            if new_q in (s.target, s.init_target):
+            if new_q in (s.target, s.init_target) and (not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found):
                 _add(found, _found(p, s, reaches_new=True, init=s.target != new_q))
     if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
         for key, f in found.items():
