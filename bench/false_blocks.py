@@ -5,8 +5,12 @@
 Each REPO:COMMIT (REPO a local git repository: a `fetch`ed mirror, cloned into --work) is
 checked as CI checks it, `check --base COMMIT~1 --head COMMIT --format json`, by each
 version (a folder holding a `graphguard` package, run through PYTHONPATH; `--new` defaults
-to this checkout). Without commits, the repros of issue 19 §1.3, §1.4, §1.7, §1.8:
+to this checkout). Without commits, the repros of issue 19 §1.1, §1.2, §1.3, §1.6, §1.7, §1.8:
 
+    ansible b3c4154e86e  `class NoTokenSentinel` became `from ...sentinel import Sentinel as NoTokenSentinel` (§1.1)
+    ansible b2a289dcbb7  `def is_python_identifier` became `is_python_identifier = str.isidentifier` (§1.1)
+    poetry 93baede18     `SimpleRepositoryRootPage` moved to link_sources/base.py, html.py imports it back (§1.2)
+    ansible 79f819dc54e  one of two `vyos.py` (plugin folders on the path) deleted; the other's own `ActionModule` (§1.6)
     sphinx 1156555fcc  `Documenter.get_attr` became `self.get_attr = directive.get_attr` (§1.3)
     scrapy d1bd8eb49   `self.download_request = handler.download_request` in setup_method (§1.3),
                        the legacy `handler.download_request(request, spider)  # type: ignore[call-arg]` (§1.8)
@@ -28,7 +32,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 MIRRORS = Path("/work/.mirror")
-DEFAULT = ("sphinx-doc+sphinx/repo:1156555fcc", "scrapy+scrapy/repo:d1bd8eb49", "pydantic+pydantic/repo:44b5da2aa")
+DEFAULT = ("ansible+ansible/repo:b3c4154e86e", "ansible+ansible/repo:b2a289dcbb7", "python-poetry+poetry/repo:93baede18",
+           "ansible+ansible/repo:79f819dc54e", "sphinx-doc+sphinx/repo:1156555fcc", "scrapy+scrapy/repo:d1bd8eb49", "pydantic+pydantic/repo:44b5da2aa")
 
 
 def clone(source: Path, work: Path, label: str, commit: str) -> Path:

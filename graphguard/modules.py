@@ -88,6 +88,24 @@ class ModuleMap:
         # Prefer .py over .pyi at the same place, then proximity to the importer.
         return max(found, key=lambda p: (len(posixpath.commonpath([p, near])) if "/" in p and "/" in near else 0, p.endswith(".py")))
 
+    def nearest(self, name: str, near: str = "") -> list[str]:
+        """The files of module `name` nearest `near`, one per module: several when modules of that name in
+        other folders are equally near (which one runs depends on `sys.path`: a one-of, never merged).
+        A stub beside its source is the same module: the source stands for both."""
+        found = self.by_name.get(name)
+        if not found or len(found) == 1:
+            return list(found or ())
+
+        def closeness(p: str) -> int:
+            return len(posixpath.commonpath([p, near])) if "/" in p and "/" in near else 0
+
+        best = max(map(closeness, found))
+        modules: dict[str, str] = {}
+        for p in sorted(found, key=lambda p: not p.endswith(".py")):  # the source before its stub
+            if closeness(p) == best:
+                modules.setdefault(_strip_suffix(p), p)
+        return sorted(modules.values())
+
     def looks_internal(self, name: str) -> bool:
         return name.split(".", 1)[0] in self.top_names
 

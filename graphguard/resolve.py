@@ -352,9 +352,11 @@ class Resolver:
         return self._infos[path]
 
     def module(self, name: str, near: str) -> Target:
-        path = self.modmap.find(name, near)
-        if path is not None:
-            return Mod(name, path)
+        paths = self.modmap.nearest(name, near)
+        if len(paths) > 1:  # modules of one name in folders equally near: one of them
+            return OneOf(tuple(Mod(name, p) for p in paths))
+        if paths:
+            return Mod(name, paths[0])
         if (name in self.modmap.by_name or self._is_namespace(name)) and not self._shadowed(name):
             return Mod(name, None)
         return None
@@ -502,7 +504,7 @@ class Resolver:
         target = self.module(base, path)
         if target is None:  # a relative import is never stdlib or third-party
             return None if imp.level else self.external_or_none(f"{base}.{imp.name}")
-        assert isinstance(target, Mod)
+        assert isinstance(target, (Mod, OneOf))
         return self.attribute(target, imp.name, depth + 1)
 
     def binding(self, info: ModuleInfo, b: Binding, depth: int) -> Target:

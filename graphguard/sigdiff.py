@@ -12,7 +12,7 @@ only yields nothing. Whether a change breaks a given caller is not decided here:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from graphguard.result import INFORMATIONAL, ChangeKind
@@ -38,13 +38,17 @@ def is_informational(code: str) -> bool:
     return code.partition(":")[0] in INFORMATIONAL
 
 
-def compare(old: ModuleSignatures, new: ModuleSignatures) -> list[SymbolChange]:
+def compare(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]:
     """Changes of one module's interface, sorted by old qualname.
 
     `compare(extract("def f(a): ..."), extract("def f(a, b): ..."))` is one SIGNATURE
     change of "f" with the codes ("required-param-added:b",).
+
+    `kept`: top-level names the new module still binds otherwise (an import, an assignment).
+    A definition under one of them is no rename's source: its name leads somewhere still,
+    and it stays REMOVED here for the caller to say where (check.bound).
     """
-    renames = _renames(old.defs, new.defs)
+    renames = _renames(old.defs, new.defs, kept)
     changes = []
     for qualname, before in old.defs.items():
         after = new.defs.get(qualname)
@@ -61,9 +65,9 @@ def compare(old: ModuleSignatures, new: ModuleSignatures) -> list[SymbolChange]:
     return sorted(changes, key=lambda c: c.qualname)
 
 
-def added(old: ModuleSignatures, new: ModuleSignatures) -> list[Signature]:
-    """Definitions new in `new`: not in `old` under their name, and not the target of a rename."""
-    targets = set(_renames(old.defs, new.defs).values())
+def added(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[Signature]:
+    """Definitions new in `new`: not in `old` under their name, and not the target of a rename (`kept`: as for compare)."""
+    targets = set(_renames(old.defs, new.defs, kept).values())
     return [sig for q, sig in new.defs.items() if q not in old.defs and q not in targets]
 
 
@@ -221,16 +225,16 @@ def _move_shape(sig: Signature) -> tuple[object, ...]:
     return (sig.kind, callable_params(sig), sig.constructor_known)
 
 
-def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature]) -> dict[str, str]:
+def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: Collection[str] = ()) -> dict[str, str]:
     """Old qualname -> new qualname, for definitions renamed within the module.
 
     Shallow names first, so that a renamed class carries its members: `Cart.total`
     pairs with `Basket.total` whatever its shape (its own changes are reported too).
     Otherwise a pair needs the same parent and the same shape, and must be the only
     candidate both ways: `def a(): ...` and `def b(): ...` both gone and `c`, `d` new
-    stay removed rather than guessed.
+    stay removed rather than guessed. A definition under a `kept` name is no source.
     """
-    gone = [q for q in old if q not in new]
+    gone = [q for q in old if q not in new and q.split(".", 1)[0] not in kept]
     fresh = {q for q in new if q not in old}
     mapping: dict[str, str] = {}
     for depth in sorted({q.count(".") for q in gone}):

@@ -182,3 +182,22 @@ def test_every_code_sigdiff_can_yield_is_a_valid_block_on_value() -> None:
     text = Path(sigdiff.__file__).read_text(encoding="utf-8")
     literals = set(re.findall(r"[\"'{]([a-z]+(?:-[a-z]+)+)[\"':]", text)) - {"param-added"}
     assert literals and literals <= set(CODES), sorted(literals - set(CODES))
+
+
+def test_a_definition_whose_name_the_module_still_binds_is_no_rename_source() -> None:
+    """`html.py` moved its class to `base.py`, imports it back, and gained a subclass of the same shape."""
+    old = extract(textwrap.dedent("""
+        class RootPage:
+            def __init__(self, content=None): ...
+        """))
+    new = extract(textwrap.dedent("""
+        from .base import RootPage
+
+        class HTMLRootPage(RootPage):
+            def __init__(self, content=None): ...
+        """))
+    assert [(c.qualname, c.change) for c in compare(old, new)] == [
+        ("RootPage", ChangeKind.RENAMED), ("RootPage.__init__", ChangeKind.RENAMED)]
+    kept = compare(old, new, kept={"RootPage"})
+    assert [(c.qualname, c.change) for c in kept] == [("RootPage", ChangeKind.REMOVED), ("RootPage.__init__", ChangeKind.REMOVED)]
+    assert [s.qualname for s in added(old, new, kept={"RootPage"})] == ["HTMLRootPage", "HTMLRootPage.__init__"]

@@ -20,6 +20,7 @@ from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
     from graphguard import impact, signature
+    from graphguard.check.bound import Held
     from graphguard.impact import Found
     from graphguard.resolve import Resolver, Sym
 
@@ -42,6 +43,8 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
             c = impact.decide(ctx, u)
             decided.append(_inherited_call(c, ic, inherited) if inherited is not None else c)
     callers = sorted(decided, key=lambda c: (c.status is not Status.BROKEN, c.path, c.line))
+    if ic.holds is not None:
+        callers = [_holds(c, ic, ic.holds) for c in callers]
     if ic.unknown_before and all(c.status is Status.OK for c in callers):
         return None  # the new signature binds every use: only the warning says the old one is unknown
     where, line = ic.where, ic.line
@@ -108,6 +111,23 @@ def _inherited_call(caller: CallerImpact, ic: InterfaceChange, inherited: str) -
     name = ic.change.qualname.rsplit(".", 1)[-1]
     return dataclasses.replace(caller, status=Status.UNKNOWN,
                                reason=f"'{name}' is now inherited from {inherited}: check the call against its signature")
+
+
+def _holds(caller: CallerImpact, ic: InterfaceChange, held: Held) -> CallerImpact:
+    """The old name is still bound, to something with no signature here (bound.rebind): nothing to compare,
+    unless it is a literal (`None`), which no call or subclass can use."""
+    if caller.status is not Status.BROKEN:
+        return caller
+    name = ic.change.qualname.rsplit(".", 1)[-1]
+    if caller.kind is UseKind.IMPORT:
+        return dataclasses.replace(caller, status=Status.OK, reason=f"imports it: '{name}' is still bound, to {held.what}")
+    if held.literal:
+        if caller.kind in (UseKind.CALL, UseKind.INHERIT):
+            return dataclasses.replace(caller, reason=f"'{name}' now holds {held.what}, which cannot be "
+                                       + ("called" if caller.kind is UseKind.CALL else "subclassed"))
+        return dataclasses.replace(caller, status=Status.OK, reason=f"refers to it: '{name}' is still bound, to {held.what}")
+    return dataclasses.replace(caller, status=Status.UNKNOWN,
+                               reason=f"'{name}' is still bound, to {held.what}: its signature is not known here")
 
 
 def _inherited_now(resolver: Resolver, modmap: ModuleMap, ic: InterfaceChange) -> str | None:

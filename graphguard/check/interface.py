@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from graphguard.check import bound
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
 from graphguard.model import FileFacts, UseKind
@@ -37,6 +38,8 @@ class InterfaceChange:
     new_qualname: str | None  # full name now (a rename, a move, a new signature), None when removed
     unknown_before: bool = False  # the old version did not parse: every use is checked against the new signature
     class_gone: bool = False  # a method whose class was removed, renamed or moved
+    holds: bound.Held | None = None  # moved: what its old name holds now, when that is no repository definition (bound.rebind)
+    alias: bool = False  # its old name leads to another definition now (bound.Bound.alias)
 
     @property
     def kind(self) -> ChangeKind:
@@ -114,6 +117,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
+    kept: dict[str, frozenset[str]] = {}
     gained: list[tuple[str, signature.Signature]] = []
     unknown_before: set[str] = set()
     for path, changed in shaped.items():
@@ -131,26 +135,31 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
             per_file += [(path, sigdiff.SymbolChange(q, ChangeKind.SIGNATURE, (sigdiff.OLD_UNPARSABLE,), None, sig))
                          for q, sig in sorted(after.defs.items())]
             continue
-        per_file += [(path, ch) for ch in sigdiff.compare(before, after)]
-        gained += [(path, sig) for sig in sigdiff.added(before, after)]
-    # Modules are keyed by path here; a removal that another file gained is a move.
-    changes = sigdiff.find_moves(per_file, gained)
-    gone = {(path, ch.qualname) for path, ch in changes if ch.change is not ChangeKind.SIGNATURE}
+        kept[path] = bound.kept_names(new_facts)
+        per_file += [(path, ch) for ch in sigdiff.compare(before, after, kept[path])]
+        gained += [(path, sig) for sig in sigdiff.added(before, after, kept[path])]
+    # Modules are keyed by path here; a removal that another file gained is a move. A definition whose
+    # name its module still binds (an import back, an assignment) moved to what the name holds now.
+    changes = [(path, bound.rebind(overlay, path, ch) if bound.is_kept(ch, kept.get(path, frozenset())) else bound.Bound(ch))
+               for path, ch in sigdiff.find_moves(per_file, gained)]
+    gone = {(path, b.change.qualname) for path, b in changes if b.change.change is not ChangeKind.SIGNATURE}
     return [_named(overlay, path, ch, unknown_before=path in unknown_before,
                    class_gone=(ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
-                   and (path, ch.qualname.rsplit(".", 1)[0]) in gone)
-            for path, ch in changes]
+                   and (path, ch.qualname.rsplit(".", 1)[0]) in gone, bound_to=b)
+            for path, b in changes for ch in (b.change,)]
 
 
-def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_before: bool, class_gone: bool) -> InterfaceChange:
+def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_before: bool, class_gone: bool,
+           bound_to: bound.Bound | None = None) -> InterfaceChange:
     old_module = overlay.old_map.primary.get(path) or overlay.new_map.primary.get(path, "")
     new_q = None
     if ch.change in (ChangeKind.RENAMED, ChangeKind.SIGNATURE):
         new_q = f"{overlay.new_map.primary.get(path, old_module)}.{ch.new_qualname or ch.qualname}"
     elif ch.change is ChangeKind.MOVED and ch.new_module is not None:
         new_q = f"{overlay.new_map.primary.get(ch.new_module, '')}.{ch.new_qualname}"
-        ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}",))
-    return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone)
+        ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}", *ch.breaking[1:]))
+    held, alias = (bound_to.held, bound_to.alias) if bound_to is not None else (None, False)
+    return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone, held, alias)
 
 
 def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | None,

@@ -20,6 +20,7 @@ from graphguard.check.overlay import Overlay
 from graphguard.config import Config
 from graphguard.graph import CodeGraph, Use
 from graphguard.model import BindKind, CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.modules import ModuleMap
 from graphguard.result import ChangeKind
 
 if TYPE_CHECKING:
@@ -50,9 +51,13 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
         _add(found, _found(p, s, reaches_new=False, init=s.init_target == qual, written=overlay.written.get(p, frozenset())))
     if new_q is not None:
         for p, s in overlay.fresh_new_sites.reaching(new_q):
-            _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
+            # An alias onto another definition (check.bound): that one's uses count only where they came through the old name.
+            if not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found:
+                _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
+    if _name_shared(overlay.old_map, ic.path) or _name_shared(overlay.new_map, ic.where):
+        _keep_own(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)] if config.generated else list(found.values())
     generated = sorted({f.path for f in found.values()} - {f.path for f in uses})
     return Gathered([on_class(overlay.new_resolver, f) for f in uses] if ic.is_method else uses, generated)
@@ -120,6 +125,36 @@ def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Foun
                 _add(found, _from_graph(u, by_name, reaches_new=reaches_new, init=False))
 
 
+def _name_shared(modmap: ModuleMap, path: str) -> bool:
+    """Does another module have this file's module name (two `vyos.py` in plugin folders that are import roots)?
+    (A stub beside its module is the same module.)"""
+    module = modmap.primary.get(path)
+    files = modmap.by_name.get(module, ()) if module is not None else ()
+    return len({f.removesuffix(".pyi").removesuffix(".py") for f in files}) > 1
+
+
+def _keep_own(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found]) -> None:
+    """Two modules of one name have the same qualnames, and a use found by qualname may be of the other
+    one's definition (a file's own `ActionModule`): each use is kept only when it reaches the changed file."""
+    resolvers: dict[bool, Resolver] = {}
+    for key, f in list(found.items()):
+        qual, path = (ic.new_qualname, ic.where) if f.reaches_new else (ic.qualname, ic.path)
+        if f.path == path or qual is None:
+            continue
+        if f.path in overlay.changed:
+            resolution = (overlay.fresh_new if f.reaches_new else overlay.fresh_old).get(f.path)
+        elif f.path in (overlay.new_map if f.reaches_new else overlay.old_map).primary:
+            if f.reaches_new not in resolvers:
+                resolvers[f.reaches_new] = overlay.new_resolver if f.reaches_new else overlay.old_resolver()
+            resolution = resolvers[f.reaches_new].resolve_file(f.path)
+        else:
+            resolution = None
+        here = [s for s in resolution.sites if (s.line, s.col, s.kind) == (f.line, f.col, f.kind.value)] if resolution else []
+        # Only a use whose target is known to be another file's definition is left out.
+        if any(s.target == qual for s in here) and all(s.target_path not in (None, path) for s in here if s.target == qual):
+            del found[key]
+
+
 def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found]) -> None:
     """Unchanged files reach the new definition when their names lead there now: a
     re-export left behind by a move, an alias kept by a rename, a factory's return type."""
@@ -128,7 +163,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
     stale = {f.path for f in found.values() if not f.reaches_new and f.path not in overlay.changed}
     for p in sorted(p for p in stale if p in overlay.new_map.primary):
         for s in overlay.resolved_new(p).sites:
-            if new_q in (s.target, s.init_target):
+            if new_q in (s.target, s.init_target) and (not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found):
                 _add(found, _found(p, s, reaches_new=True, init=s.target != new_q))
     if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
         for key, f in found.items():
