@@ -428,3 +428,44 @@ def test_github_titles_on_a_real_change(make_repo: Any, graphguard: Any) -> None
         "Import of removed name billing.proration.old_helper",
         "Subclass of removed class billing.proration.Plan",
     ], r.out
+
+
+def _sarif_of(repo: Any, graphguard: Any) -> list[dict[str, Any]]:
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    assert r.code == 1, r.err
+    return list(json.loads(r.out)["runs"][0]["results"])
+
+
+def test_sarif_removed_definition_points_at_a_line_of_the_new_file(make_repo: Any, graphguard: Any, sarif_validator: Any) -> None:
+    padding = "".join(f"def keep_{i}():\n    return {i}\n\n\n" for i in range(10))
+    repo = make_repo({"lib/__init__.py": "", "lib/util.py": padding + "def gone(x):\n    return x\n",
+                      "app/__init__.py": "", "app/use.py": "from lib import util\n\n\ndef g():\n    return util.gone(1)\n"})
+    old_line = padding.count("\n") + 1  # 41
+    repo.write({"lib/util.py": "def keep_0():\n    return 0\n"})  # two lines now
+    repo.git("add", "lib/util.py")
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    doc = json.loads(r.out)
+    assert not list(sarif_validator.iter_errors(doc))
+    (res,) = [x for x in doc["runs"][0]["results"] if x["properties"]["symbol"] == "lib.util.gone"]
+    primary = res["locations"][0]["physicalLocation"]
+    assert primary["artifactLocation"]["uri"] == "lib/util.py" and primary["region"]["startLine"] <= 2
+    old = res["relatedLocations"][0]
+    assert old["id"] == 0 and old["physicalLocation"]["region"]["startLine"] == old_line
+    assert f"[lib/util.py:{old_line}](0)" in res["message"]["text"]
+    assert [x["id"] for x in res["relatedLocations"]] == [0, 1]  # then the broken site
+    assert res["relatedLocations"][1]["physicalLocation"]["artifactLocation"]["uri"] == "app/use.py"
+
+
+def test_sarif_definition_of_a_deleted_file_points_at_its_first_broken_site(make_repo: Any, graphguard: Any, sarif_validator: Any) -> None:
+    repo = make_repo({"lib/__init__.py": "", "lib/util.py": "\n\n\ndef gone(x):\n    return x\n",
+                      "app/__init__.py": "", "app/use.py": "from lib import util\n\n\ndef g():\n    return util.gone(1)\n"})
+    repo.git("rm", "-q", "lib/util.py")
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    doc = json.loads(r.out)
+    assert not list(sarif_validator.iter_errors(doc))
+    gone = [x for x in doc["runs"][0]["results"] if x["properties"]["symbol"] == "lib.util.gone"]
+    assert gone, r.out
+    for res in gone:
+        primary = res["locations"][0]["physicalLocation"]
+        assert primary["artifactLocation"]["uri"] == "app/use.py" and primary["region"]["startLine"] == 5
+        assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "lib/util.py"

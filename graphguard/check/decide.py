@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from graphguard.check import shadow
-from graphguard.check.interface import InterfaceChange
+from graphguard.check.interface import InterfaceChange, line_now
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
 from graphguard.model import DefKind, UseKind
@@ -61,6 +61,7 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
         callers=tuple(callers),
         ignored=ignored_codes(marker_side.data.get(where, b""), line),
         public=config.is_public(ic.qualname),
+        line_now=line_now(sides.new.data.get(where), line) if ch.after is None else line,
     )
 
 
