@@ -223,7 +223,8 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
     if use.kind == UseKind.REFERENCE:
         if breaking and sig is not None:
-            return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")
+            # The signature is the change's own (`after`): a report prints it once, not on every such site.
+            return impact(Status.UNKNOWN, "used as a value (a callback?): its calls cannot be seen")
         return impact(Status.OK, "used as a value; the change keeps its calls working")
     if sig is None:
         return impact(Status.UNKNOWN, "the new signature could not be read")
