@@ -586,7 +586,7 @@ class _Extractor:
         for m in self.m["attr"]:
             root: bytes = m["root"].text
             if root in imported or (not root.isascii() and _text(m["root"]) in imported_names):
-                r = ref(m["ref"], RefKind.ATTRIBUTE)
+                r = ref(m["ref"], RefKind.ANNOTATION if _in_annotation(m["ref"]) else RefKind.ATTRIBUTE)
                 if r:
                     yield r
 
@@ -666,6 +666,21 @@ class _Extractor:
             # through it runs that value, not a method of the name (check/shadow follows it; resolution does not).
             return Binding(scope, target, BindKind.VALUE, value if target.startswith("self.") else "", *where)
         return None if annotated else Binding(scope, target, BindKind.VALUE, "", *where)
+
+
+#: Where an annotation ends: past these, a name is an expression's, not a type's.
+_NOT_TYPE = frozenset({"call", "lambda", "block", "module", "expression_statement", "argument_list", "default_parameter",
+                       "typed_default_parameter", "assignment", "function_definition", "class_definition"})
+
+
+def _in_annotation(node: Any) -> bool:
+    """Is `node` part of a type annotation (a `type` node: `x: T`, `def f(x: T) -> T`, `list[T]` inside one)?"""
+    parent = node.parent
+    while parent is not None and parent.type not in _NOT_TYPE:
+        if parent.type == "type":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _alternatives(node: Any) -> list[Any]:

@@ -11,6 +11,7 @@ import os
 import sys
 from collections import Counter
 
+from graphguard.model import UseKind
 from graphguard.report.runner import TestRunner, test_paths
 from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit, Verdict
 
@@ -105,7 +106,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
             tag = {Status.BROKEN: c("red", "broken "), Status.UNKNOWN: c("yellow", "unknown"), Status.OK: c("green", "ok     ")}[k.status]
             if k.suppressed is not None:
                 tag = c("dim", k.suppressed.value)
-            lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}" + (f" ({n} calls on this line)" if n > 1 else ""))
+            lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}" + (f" ({n} {'calls' if k.kind is UseKind.CALL else 'uses'} on this line)" if n > 1 else ""))
         hidden = [k for k in ch.callers if k not in listed]
         quiet = sum(1 for k in hidden if k.suppressed is not None)
         if len(hidden) > quiet:
