@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -469,3 +470,17 @@ def test_sarif_definition_of_a_deleted_file_points_at_its_first_broken_site(make
         primary = res["locations"][0]["physicalLocation"]
         assert primary["artifactLocation"]["uri"] == "app/use.py" and primary["region"]["startLine"] == 5
         assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "lib/util.py"
+
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+
+def test_markdown_golden() -> None:
+    """The whole comment of `typical()`, byte for byte: `GRAPHGUARD_GOLDEN=write pytest -k golden` rewrites it after a
+    deliberate change (review the diff)."""
+    golden = GOLDEN / "markdown-typical.md"
+    out = markdown.render(typical())
+    if os.environ.get("GRAPHGUARD_GOLDEN") == "write":
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")
