@@ -53,7 +53,7 @@ class Found:
     #: The call was written, or its arguments changed, in this change (`check.overlay.written_calls`): it was
     #: never made against the old signature, so only the new one judges it.
     written: bool = False
-    #: A reference in a type annotation (`x: mod.Cls`): it names the definition and never calls it.
+    #: A reference used as a type (`x: mod.Cls`, `isinstance(x, Cls)`): it names the definition and never calls it.
     annotation: bool = False
 
 
@@ -225,7 +225,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
     if use.kind == UseKind.REFERENCE:
         if use.annotation:  # past the gone-name check above: the name still binds, and a type is not called
-            return impact(Status.OK, "a type annotation: it names the definition and calls nothing")
+            return impact(Status.OK, "used as a type (an annotation, isinstance, cast): it names the definition and calls nothing")
         if breaking and sig is not None:
             # The signature is the change's own (`after`): a report prints it once, not on every such site.
             return impact(Status.UNKNOWN, "used as a value (a callback?): its calls cannot be seen")

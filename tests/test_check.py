@@ -1177,10 +1177,14 @@ ANNOTATED = """
 
     def later(register):
         register(m.Mode)
+
+
+    def check(x):
+        return isinstance(x, m.Mode) or typing.cast(m.Mode, x)
     """
 
 
-def test_a_type_annotation_of_a_changed_class_is_not_a_call(make_repo: Callable[..., GitRepo], check: Check) -> None:
+def test_a_type_annotation_or_check_of_a_changed_class_is_not_a_call(make_repo: Callable[..., GitRepo], check: Check) -> None:
     repo = make_repo({"pkg/__init__.py": "", "pkg/mode.py": source(MODE), "app/__init__.py": "", "app/fmt.py": source(ANNOTATED)})
     repo.write({"pkg/mode.py": source(MODE).replace("line_length=88", "line_length").replace("Mode()", "Mode(88)")})
     repo.git("add", "-A")
@@ -1188,7 +1192,9 @@ def test_a_type_annotation_of_a_changed_class_is_not_a_call(make_repo: Callable[
     callers = {(c["path"], c["line"]): c for ch in data["changes"] for c in ch["callers"]}
     annotations = [c for (path, line), c in callers.items() if path == "app/fmt.py" and line in (7, 15, 19)]
     assert len(annotations) == 3, callers
-    assert all(c["status"] == "ok" and "type annotation" in c["reason"] for c in annotations)
+    assert all(c["status"] == "ok" and "used as a type" in c["reason"] for c in annotations)
+    # A class checked (isinstance) or named to the type checker (cast) is not called either.
+    assert callers["app/fmt.py", 28]["status"] == "ok", callers["app/fmt.py", 28]
     # Passed as a value it may be called elsewhere: that one stays undecidable.
     assert callers["app/fmt.py", 24]["status"] == "unknown" and "callback" in callers["app/fmt.py", 24]["reason"]
     assert code == 0

@@ -574,7 +574,7 @@ class _Extractor:
         # Most specific kind first: a base class is also inside an argument list.
         for key, kind in (("ref.decorator", RefKind.DECORATOR), ("ref.base", RefKind.BASE), ("ref.value", RefKind.VALUE)):
             for m in self.m[key]:
-                r = ref(m["ref"], kind)
+                r = ref(m["ref"], RefKind.ANNOTATION if kind is RefKind.VALUE and _type_argument(m["ref"]) else kind)
                 if r:
                     yield r
         for node in value_nodes:
@@ -681,6 +681,22 @@ def _in_annotation(node: Any) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+#: Calls whose argument at this position is a type, checked or named, never called.
+_TYPE_ARGUMENT = {b"isinstance": 1, b"issubclass": 1, b"cast": 0, b"typing.cast": 0}
+
+
+def _type_argument(node: Any) -> bool:
+    """Is `node` the type argument of `isinstance(x, T)`, `issubclass(c, T)` or `cast(T, x)`?"""
+    args = node.parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return False
+    function = call.child_by_field_name("function")
+    at = _TYPE_ARGUMENT.get(function.text if function is not None else b"")
+    positional = [a for a in args.named_children if a.type not in ("comment", "keyword_argument")]
+    return at is not None and at < len(positional) and positional[at].id == node.id
 
 
 def _alternatives(node: Any) -> list[Any]:
