@@ -53,6 +53,8 @@ class Found:
     #: The call was written, or its arguments changed, in this change (`check.overlay.written_calls`): it was
     #: never made against the old signature, so only the new one judges it.
     written: bool = False
+    #: A reference used as a type (`x: mod.Cls`, `isinstance(x, Cls)`): it names the definition and never calls it.
+    annotation: bool = False
 
 
 class ForwardKind(enum.Enum):
@@ -222,8 +224,11 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     # A use that reaches the new definition is past the rename or move: only the shape counts.
     breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
     if use.kind == UseKind.REFERENCE:
+        if use.annotation:  # past the gone-name check above: the name still binds, and a type is not called
+            return impact(Status.OK, "used as a type (an annotation, isinstance, cast): it names the definition and calls nothing")
         if breaking and sig is not None:
-            return impact(Status.UNKNOWN, f"used as a value (a callback?): its calls cannot be seen; new signature: {sig.text}")
+            # The signature is the change's own (`after`): a report prints it once, not on every such site.
+            return impact(Status.UNKNOWN, "used as a value (a callback?): its calls cannot be seen")
         return impact(Status.OK, "used as a value; the change keeps its calls working")
     if sig is None:
         return impact(Status.UNKNOWN, "the new signature could not be read")

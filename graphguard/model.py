@@ -47,6 +47,7 @@ class RefKind(enum.Enum):
     BASE = "base"
     VALUE = "value"          # passed or assigned as a value: a callback
     ATTRIBUTE = "attribute"  # `mod.attr` read without a call
+    ANNOTATION = "annotation"  # used as a type (`x: mod.Cls`, `-> list[mod.Cls]`, `isinstance(x, Cls)`, `cast(Cls, x)`): calls nothing
 
 
 class BindKind(enum.Enum):

@@ -97,6 +97,9 @@ class SymbolImpact:
     tests_omitted: int = 0  # tests reached but left out of `tests` by the cap (nearest kept)
     ignored: tuple[str, ...] = ()  # codes accepted by an inline `# graphguard: ignore[...]` ("*": all)
     public: bool = False  # in a public-API package: callers outside the repository break too
+    # Where a definition that is gone (`after` None) can be shown in the new version: `line` is the
+    # old one. A line of `path` that exists now, or None when the file is gone too.
+    line_now: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "change", ChangeKind(self.change))

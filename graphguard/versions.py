@@ -3,8 +3,9 @@
 #: The shape of FileFacts (and what the parser extracts; 5: declared encodings, depth bounds, exact comment blanking;
 #: 6: where bindings start and end, the arms of compound statements, `global` names, syntax errors confirmed by
 #: Python's parser, signatures end at the colon; 7: `super(Named, self)` keeps Named; 8: names NFKC-normalised as Python's
-#: parser does; 9: `self.x = a.b` keeps the chain it is set to): cached facts of another version are re-parsed.
-FACTS_VERSION = 9
+#: parser does; 9: `self.x = a.b` keeps the chain it is set to; 10: a name used as a type (an annotation, isinstance, cast) is an annotation
+#: reference): cached facts of another version are re-parsed.
+FACTS_VERSION = 10
 #: The graph database's tables and what resolution stores in them (7: too-deep and too-long resolutions, indexed by name;
 #: 8: one-of resolutions, a row per target a name can hold at a call).
 SCHEMA_VERSION = 8

@@ -699,10 +699,11 @@ def test_function_passed_as_a_value_is_unknown(make_repo: Callable[..., GitRepo]
     helper = callers(change_of(data, "pkg.util.helper"))
     status, reason = helper[("app/models.py", 7)]
     assert status == "unknown"
-    assert "value" in reason and "def helper(x, y)" in reason
+    # The new signature is the change's (`after`), printed once, not repeated in each such site's reason.
+    assert "value" in reason and "def helper" not in reason and change_of(data, "pkg.util.helper")["after"] == "def helper(x, y)"
     status, reason = callers(change_of(data, "pkg.util.now"))[("app/models.py", 11)]
     assert status == "unknown"
-    assert "def now(tz)" in reason
+    assert "def now" not in reason and change_of(data, "pkg.util.now")["after"] == "def now(tz)"
 
 
 def test_args_kwargs_forwarding_is_unknown(make_repo: Callable[..., GitRepo], check: Check) -> None:
@@ -1138,3 +1139,72 @@ def test_method_name_builtin_types_also_have_does_not_block(make_repo: Callable[
     assert code == 0
     (caller,) = change_of(data, "pkg.cache.LRUCache.values")["callers"]
     assert (caller["path"], caller["status"]) == ("pkg/env.py", "unknown")
+
+
+# --- type annotations are references, not calls ------------------------------------------------
+
+MODE = """
+    class Mode:
+        def __init__(self, line_length=88):
+            self.line_length = line_length
+
+
+    DEFAULT = Mode()
+    """
+
+ANNOTATED = """
+    from typing import Optional
+
+    import pkg.mode as m
+    from pkg import mode
+
+
+    default: m.Mode = m.DEFAULT
+
+
+    class Settings:
+        mode: "m.Mode" = m.DEFAULT
+        other: mode.Mode = m.DEFAULT
+
+
+    def fmt(src: str, mode: m.Mode = m.DEFAULT, modes: list[m.Mode] = [], last: Optional[mode.Mode] = None) -> m.Mode:
+        return mode
+
+
+    def pick(x: m.Mode | None) -> "list[m.Mode]":
+        return [x]
+
+
+    def later(register):
+        register(m.Mode)
+
+
+    def check(x):
+        return isinstance(x, m.Mode) or typing.cast(m.Mode, x)
+    """
+
+
+def test_a_type_annotation_or_check_of_a_changed_class_is_not_a_call(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/mode.py": source(MODE), "app/__init__.py": "", "app/fmt.py": source(ANNOTATED)})
+    repo.write({"pkg/mode.py": source(MODE).replace("line_length=88", "line_length").replace("Mode()", "Mode(88)")})
+    repo.git("add", "-A")
+    code, data = check(repo, "--staged")
+    callers = {(c["path"], c["line"]): c for ch in data["changes"] for c in ch["callers"]}
+    annotations = [c for (path, line), c in callers.items() if path == "app/fmt.py" and line in (7, 15, 19)]
+    assert len(annotations) == 3, callers
+    assert all(c["status"] == "ok" and "used as a type" in c["reason"] for c in annotations)
+    # A class checked (isinstance) or named to the type checker (cast) is not called either.
+    assert callers["app/fmt.py", 28]["status"] == "ok", callers["app/fmt.py", 28]
+    # Passed as a value it may be called elsewhere: that one stays undecidable.
+    assert callers["app/fmt.py", 24]["status"] == "unknown" and "callback" in callers["app/fmt.py", 24]["reason"]
+    assert code == 0
+
+
+def test_an_annotation_of_a_removed_class_is_still_broken(make_repo: Callable[..., GitRepo], check: Check) -> None:
+    repo = make_repo({"pkg/__init__.py": "", "pkg/mode.py": source(MODE), "app/__init__.py": "", "app/fmt.py": source(ANNOTATED)})
+    repo.write({"pkg/mode.py": "DEFAULT = None\n"})
+    repo.git("add", "-A")
+    code, data = check(repo, "--staged")
+    (gone,) = [ch for ch in data["changes"] if ch["symbol"] == "pkg.mode.Mode"]
+    assert {c["line"] for c in gone["callers"] if c["path"] == "app/fmt.py" and c["status"] == "broken"} >= {7, 15, 19}
+    assert code == 1

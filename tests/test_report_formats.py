@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from graphguard.report import RENDERERS, codequality, github, markdown, sarif
 from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact
 from graphguard.result import TestHit as Hit  # not collected by pytest
 
-SARIF_SCHEMA = Path(__file__).parents[1].parent / "shared" / "data" / "sarif-schema-2.1.0.json"
+#: The official SARIF 2.1.0 schema (OASIS errata01), vendored: the schema checks run in every clone.
+SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 BROKEN, UNKNOWN, OK = Status.BROKEN, Status.UNKNOWN, Status.OK
 
@@ -45,7 +47,7 @@ def typical() -> CheckResult:
                         caller("partners/x.py", 4, "partners.x.forward", UNKNOWN, "**kwargs forwarding"),
                         caller("billing/ok.py", 9, "billing.ok.use", OK, "binds")),
                tests=(Hit("tests/test_proration.py", 5, True),)),
-        change("billing.util.gone", "billing/util.py", 3, change="removed", breaking=(), before="def gone()", after=None),
+        change("billing.util.gone", "billing/util.py", 3, change="removed", breaking=(), before="def gone()", after=None, line_now=3),
         warnings=[FileWarning("pkg/bad.py", "syntax error at line 3; file not checked")],
         notes=["unstaged changes were not checked"],
     )
@@ -91,15 +93,20 @@ def test_markdown_pull_request_comment() -> None:
     assert out.startswith(markdown.MARKER + "\n")
     summary = out.splitlines()[1]
     assert "block" in summary and "1 broken caller" in summary and "1 unknown" in summary and "2 changed interfaces" in summary
-    # One collapsible section per changed symbol, open when it has broken callers; sorted by path; inside
-    # it, the callers that still bind are collapsed too.
-    assert out.count("<details") == 3 and out.count("</details>") == 3
-    assert out.index("<details open>\n<summary><code>billing.proration.calculate_proration</code>") < out.index(
+    # The broken sites come first, each once; then one collapsed section per changed symbol, sorted by
+    # path; inside it, the callers that still bind are collapsed too.
+    assert out.splitlines()[3:7] == [
+        "**Broken sites**: 1 site in 1 file", "",
+        "| location | caller | uses | reason |", "|---|---|---|---|"]
+    assert out.splitlines()[7] == ("| `partners/api.py:40` | `partners.api.create_subscription` | "
+                                   "`billing.proration.calculate_proration` | missing required argument 'tz' |")
+    assert out.count("<details") == 3 and out.count("</details>") == 3 and "<details open>" not in out
+    assert out.index("**Broken sites**") < out.index("<details>\n<summary><code>billing.proration.calculate_proration</code>") < out.index(
         "<details>\n<summary><code>billing.util.gone</code>")
     assert "```diff\n- def calculate_proration(sub, at)\n+ def calculate_proration(sub, *, tz)\n```" in out
     assert "`required-param-added:tz`, `param-removed:at`" in out
     assert "| status | location | caller | reason |" in out
-    rows = [line for line in out.splitlines() if line.startswith("| ") and "`" in line]
+    rows = [line for line in out.splitlines() if line.startswith(("| ❌", "| ⚠️", "| ✅"))]
     assert [r.split(" | ")[1] for r in rows] == ["`partners/api.py:40`", "`partners/x.py:4`"]  # broken, unknown
     assert "<details>\n<summary>+ 1 caller still binds</summary>\n\n- `billing/ok.py`: line 9\n\n</details>" in out
     assert "No callers in the repository." in out
@@ -148,7 +155,8 @@ def test_markdown_table_is_capped_with_broken_callers_first() -> None:
     res = result(change(callers=tuple(caller(f"pkg/k{i:02}.py", 1, f"pkg.k{i:02}.g", OK, "binds") for i in range(30))
                         + many_broken(40).changes[0].callers))
     out = markdown.render(res, verbose=True)  # verbose: the callers that still bind are rows of the table too
-    rows = [line for line in out.splitlines() if line.startswith("| ") and line != "| status | location | caller | reason |"]
+    table = out[out.index("| status | location | caller | reason |"):]
+    rows = [line for line in table.splitlines()[2:] if line.startswith("| ")]
     assert len(rows) == markdown.MAX_TABLE_ROWS + 1 == 51
     assert all(r.startswith("| ❌ broken") for r in rows[:40]) and rows[40].startswith("| ✅ ok")
     assert "20 more callers" in rows[-1]
@@ -191,9 +199,8 @@ def test_markdown_stays_under_the_size_limit() -> None:
 
 @pytest.fixture(scope="module")
 def sarif_validator() -> Any:
-    if not SARIF_SCHEMA.is_file():
-        pytest.skip(f"the SARIF 2.1.0 schema is not at {SARIF_SCHEMA} (outside this repository); schema checks skipped")
-    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (pip install -e '.[test]')")
+    import jsonschema  # a test dependency: a missing one is an error, not a skip
+
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
 
@@ -422,3 +429,58 @@ def test_github_titles_on_a_real_change(make_repo: Any, graphguard: Any) -> None
         "Import of removed name billing.proration.old_helper",
         "Subclass of removed class billing.proration.Plan",
     ], r.out
+
+
+def _sarif_of(repo: Any, graphguard: Any) -> list[dict[str, Any]]:
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    assert r.code == 1, r.err
+    return list(json.loads(r.out)["runs"][0]["results"])
+
+
+def test_sarif_removed_definition_points_at_a_line_of_the_new_file(make_repo: Any, graphguard: Any, sarif_validator: Any) -> None:
+    padding = "".join(f"def keep_{i}():\n    return {i}\n\n\n" for i in range(10))
+    repo = make_repo({"lib/__init__.py": "", "lib/util.py": padding + "def gone(x):\n    return x\n",
+                      "app/__init__.py": "", "app/use.py": "from lib import util\n\n\ndef g():\n    return util.gone(1)\n"})
+    old_line = padding.count("\n") + 1  # 41
+    repo.write({"lib/util.py": "def keep_0():\n    return 0\n"})  # two lines now
+    repo.git("add", "lib/util.py")
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    doc = json.loads(r.out)
+    assert not list(sarif_validator.iter_errors(doc))
+    (res,) = [x for x in doc["runs"][0]["results"] if x["properties"]["symbol"] == "lib.util.gone"]
+    primary = res["locations"][0]["physicalLocation"]
+    assert primary["artifactLocation"]["uri"] == "lib/util.py" and primary["region"]["startLine"] <= 2
+    old = res["relatedLocations"][0]
+    assert old["id"] == 0 and old["physicalLocation"]["region"]["startLine"] == old_line
+    assert f"[lib/util.py:{old_line}](0)" in res["message"]["text"]
+    assert [x["id"] for x in res["relatedLocations"]] == [0, 1]  # then the broken site
+    assert res["relatedLocations"][1]["physicalLocation"]["artifactLocation"]["uri"] == "app/use.py"
+
+
+def test_sarif_definition_of_a_deleted_file_points_at_its_first_broken_site(make_repo: Any, graphguard: Any, sarif_validator: Any) -> None:
+    repo = make_repo({"lib/__init__.py": "", "lib/util.py": "\n\n\ndef gone(x):\n    return x\n",
+                      "app/__init__.py": "", "app/use.py": "from lib import util\n\n\ndef g():\n    return util.gone(1)\n"})
+    repo.git("rm", "-q", "lib/util.py")
+    r = graphguard(repo, "check", "--staged", "--format", "sarif")
+    doc = json.loads(r.out)
+    assert not list(sarif_validator.iter_errors(doc))
+    gone = [x for x in doc["runs"][0]["results"] if x["properties"]["symbol"] == "lib.util.gone"]
+    assert gone, r.out
+    for res in gone:
+        primary = res["locations"][0]["physicalLocation"]
+        assert primary["artifactLocation"]["uri"] == "app/use.py" and primary["region"]["startLine"] == 5
+        assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "lib/util.py"
+
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+
+def test_markdown_golden() -> None:
+    """The whole comment of `typical()`, byte for byte: `GRAPHGUARD_GOLDEN=write pytest -k golden` rewrites it after a
+    deliberate change (review the diff)."""
+    golden = GOLDEN / "markdown-typical.md"
+    out = markdown.render(typical())
+    if os.environ.get("GRAPHGUARD_GOLDEN") == "write":
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")

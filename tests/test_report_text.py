@@ -146,3 +146,35 @@ def test_long_test_lists_are_cut_unless_verbose() -> None:
 def test_complete_formats_do_not_depend_on_verbose(fmt: str) -> None:
     res = _result(_caller(1, Status.BROKEN, "missing required argument 'b'"), *(_caller(i, Status.OK) for i in range(2, 9)))
     assert RENDERERS[fmt](res) == RENDERERS[fmt](res, verbose=True)
+
+
+LONG_PARAMS = ", ".join(f"option_number_{i}=None" for i in range(16))  # a 400-character signature
+
+
+@pytest.fixture
+def callbacks(make_repo: Callable[..., GitRepo]) -> GitRepo:
+    """`lib.handle` (a 400-character signature) gains a required parameter; six modules pass it as a callback,
+    one calls it twice on one line."""
+    files = {"lib/__init__.py": f"def handle(event, {LONG_PARAMS}):\n    return event\n", "app/__init__.py": ""}
+    for i in range(6):
+        files[f"app/r{i}.py"] = "from lib import handle\n\n\ndef setup(bus):\n    bus.register(handle)\n"
+    files["app/twice.py"] = "from lib import handle\n\n\ndef go():\n    return handle(1) or handle(2)\n"
+    repo = make_repo(files)
+    repo.write({"lib/__init__.py": f"def handle(event, source, {LONG_PARAMS}):\n    return event\n"})
+    repo.git("add", "-A")
+    return repo
+
+
+def test_a_long_signature_is_printed_once_per_change_not_on_every_unknown_line(callbacks: GitRepo, graphguard: Run) -> None:
+    r = graphguard(callbacks, "check", "--staged")
+    assert r.code == 1, r.err
+    lines = r.out.splitlines()
+    unknown = [line for line in lines if line.lstrip().startswith("unknown")]
+    assert len(unknown) == 6 and all(len(line) < 160 for line in unknown), unknown
+    assert r.out.count("option_number_15=None") == 2  # before: and after:, once each
+
+
+def test_two_calls_on_one_line_print_once(callbacks: GitRepo, graphguard: Run) -> None:
+    r = graphguard(callbacks, "check", "--staged")
+    broken = [line for line in r.out.splitlines() if line.lstrip().startswith("broken")]
+    assert broken == ["  broken  app/twice.py:5: app.twice.go: missing required argument 'source' (2 calls on this line)"], r.out

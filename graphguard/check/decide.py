@@ -11,10 +11,10 @@ import re
 from typing import TYPE_CHECKING
 
 from graphguard.check import shadow
-from graphguard.check.interface import InterfaceChange
+from graphguard.check.interface import InterfaceChange, line_now
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
-from graphguard.model import DefKind, UseKind
+from graphguard.model import DefKind, RefKind, UseKind
 from graphguard.modules import ModuleMap
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
@@ -36,6 +36,7 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
     name = ic.qualname.rsplit(".", 1)[-1]
     decided = []
     for u in uses:
+        u = dataclasses.replace(u, annotation=True) if _in_annotation(overlay, u) else u
         hidden = shadow.find(overlay, u, name) if ic.is_method else None
         if hidden is not None:  # an instance attribute answers the call, not the method
             decided.append(shadow.judge(overlay, u, hidden))
@@ -61,7 +62,17 @@ def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Fou
         callers=tuple(callers),
         ignored=ignored_codes(marker_side.data.get(where, b""), line),
         public=config.is_public(ic.qualname),
+        line_now=line_now(sides.new.data.get(where), line) if ch.after is None else line,
     )
+
+
+def _in_annotation(overlay: Overlay, use: Found) -> bool:
+    """Is this reference a type annotation in the new version (its file's facts say so at its place)?"""
+    if use.kind is not UseKind.REFERENCE:
+        return False
+    info = overlay.new_resolver.info(use.path)
+    return info is not None and any(r.kind is RefKind.ANNOTATION and (r.line, r.col) == (use.line, use.col)
+                                    for r in info.facts.references)
 
 
 #: Codes after which an argument can land in `**kwargs` or `*args` where it reached a parameter before.

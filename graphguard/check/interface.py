@@ -67,6 +67,14 @@ class InterfaceChange:
         return ch.new_module if ch.change is ChangeKind.MOVED and ch.new_module is not None else self.path
 
 
+def line_now(new: bytes | None, line: int) -> int | None:
+    """A line of the new version of a file near `line` of the old one (None: the file is gone).
+    A viewer can mark only lines that exist (SARIF, code scanning): the old line, or the last one."""
+    if new is None:
+        return None
+    return max(1, min(line, new.count(b"\n") + (0 if new.endswith(b"\n") else 1)))
+
+
 class Interface(NamedTuple):
     changes: list[InterfaceChange]  # each gets its uses gathered and decided
     impacts: list[SymbolImpact]  # decided already: lost re-exports, files that no longer parse
@@ -318,7 +326,8 @@ def lost_reexports(overlay: Overlay, config: Config, olds: dict[str, FileFacts |
                 continue  # nobody imported it: an internal tidy-up
             out.append(SymbolImpact(symbol=f"{module}.{name}", path=path, line=line, change=ChangeKind.REMOVED,
                                     breaking=("removed",), before=f"{name} (re-exported by {module})", after=None,
-                                    callers=tuple(callers), public=config.is_public(f"{module}.{name}")))
+                                    callers=tuple(callers), public=config.is_public(f"{module}.{name}"),
+                                    line_now=line_now(sides.new.data.get(path), line)))
     return out
 
 

@@ -574,7 +574,7 @@ class _Extractor:
         # Most specific kind first: a base class is also inside an argument list.
         for key, kind in (("ref.decorator", RefKind.DECORATOR), ("ref.base", RefKind.BASE), ("ref.value", RefKind.VALUE)):
             for m in self.m[key]:
-                r = ref(m["ref"], kind)
+                r = ref(m["ref"], RefKind.ANNOTATION if kind is RefKind.VALUE and _type_argument(m["ref"]) else kind)
                 if r:
                     yield r
         for node in value_nodes:
@@ -586,7 +586,7 @@ class _Extractor:
         for m in self.m["attr"]:
             root: bytes = m["root"].text
             if root in imported or (not root.isascii() and _text(m["root"]) in imported_names):
-                r = ref(m["ref"], RefKind.ATTRIBUTE)
+                r = ref(m["ref"], RefKind.ANNOTATION if _in_annotation(m["ref"]) else RefKind.ATTRIBUTE)
                 if r:
                     yield r
 
@@ -666,6 +666,37 @@ class _Extractor:
             # through it runs that value, not a method of the name (check/shadow follows it; resolution does not).
             return Binding(scope, target, BindKind.VALUE, value if target.startswith("self.") else "", *where)
         return None if annotated else Binding(scope, target, BindKind.VALUE, "", *where)
+
+
+#: Where an annotation ends: past these, a name is an expression's, not a type's.
+_NOT_TYPE = frozenset({"call", "lambda", "block", "module", "expression_statement", "argument_list", "default_parameter",
+                       "typed_default_parameter", "assignment", "function_definition", "class_definition"})
+
+
+def _in_annotation(node: Any) -> bool:
+    """Is `node` part of a type annotation (a `type` node: `x: T`, `def f(x: T) -> T`, `list[T]` inside one)?"""
+    parent = node.parent
+    while parent is not None and parent.type not in _NOT_TYPE:
+        if parent.type == "type":
+            return True
+        parent = parent.parent
+    return False
+
+
+#: Calls whose argument at this position is a type, checked or named, never called.
+_TYPE_ARGUMENT = {b"isinstance": 1, b"issubclass": 1, b"cast": 0, b"typing.cast": 0}
+
+
+def _type_argument(node: Any) -> bool:
+    """Is `node` the type argument of `isinstance(x, T)`, `issubclass(c, T)` or `cast(T, x)`?"""
+    args = node.parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return False
+    function = call.child_by_field_name("function")
+    at = _TYPE_ARGUMENT.get(function.text if function is not None else b"")
+    positional = [a for a in args.named_children if a.type not in ("comment", "keyword_argument")]
+    return at is not None and at < len(positional) and positional[at].id == node.id
 
 
 def _alternatives(node: Any) -> list[Any]:

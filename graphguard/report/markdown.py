@@ -1,16 +1,21 @@
 """`--format markdown`: a pull-request comment (also the GitHub step summary).
 
     marker + summary line          verdict, broken / unknown counts, changed interfaces
-    <details> per changed symbol   open when it has broken callers: signatures, codes, a table of the
-                                   broken and unknown callers, the callers that still bind collapsed
+    broken sites                   every broken site (path:line, caller, what it uses, why), once each,
+                                   as many as fit; then the rest counted per file
+    <details> per changed symbol   collapsed (open when it is the only list of its broken callers):
+                                   signatures, codes, a table of the broken and unknown callers, the
+                                   callers that still bind collapsed
     tests to run                   list + a command to copy (when the repository shows its runner)
     mermaid flowchart              changes with broken or unknown callers -> those callers, -> tests (capped)
     warnings, notes
 
 Callers in a table are ordered broken, unknown, ok, then by (path, line, caller); everything else
 by (path, line, symbol). The output stays under `max_bytes` (UTF-8), GitHub's comment limit by
-default: caller tables are capped per symbol, and when the whole comment is still too long the
-least important sections (ok-only changes first) are left out, with a line that says so.
+default: the broken sites take at most half of it (the rest of them counted per file), caller
+tables are capped per symbol, and when the whole comment is still too long the least important
+sections (ok-only changes first) are left out, with a line that says how much. Every broken site
+is listed or counted; a section is left out whole, so `<details>` tags stay balanced.
 """
 
 from __future__ import annotations
@@ -101,12 +106,13 @@ def _summary(result: CheckResult) -> str:
     return f"{head}{tail}; {changed} ({_what(result)})"
 
 
-def _details(result: CheckResult, change: SymbolImpact, verbose: bool) -> str:
+def _details(result: CheckResult, change: SymbolImpact, verbose: bool, *, collapse: bool = False) -> str:
     broken, unknown, ok = (_count(change, s) for s in (Status.BROKEN, Status.UNKNOWN, Status.OK))
     counts = ", ".join(f"{n} {name}" for n, name in ((broken, "broken"), (unknown, "unknown"), (ok, "ok")) if n) or "no callers"
     title = (f"<code>{html.escape(change.symbol)}</code> {html.escape(change.change.value)}: {counts}"
              f" (<code>{html.escape(change.path)}:{change.line}</code>)")
-    is_open = change.broken or result.blocks(change)
+    # Open when nothing above lists what blocks; collapsed under the list of broken sites.
+    is_open = not collapse and (bool(change.broken) or result.blocks(change))
     out = [f"<details{' open' if is_open else ''}>", f"<summary>{title}</summary>", ""]
     sig = [f"- {line}" for line in (change.before or "").splitlines()] + [f"+ {line}" for line in (change.after or "").splitlines()]
     if sig:
@@ -268,6 +274,70 @@ def _tail(result: CheckResult) -> str:
     return ("**Warnings and notes**\n\n" + "\n".join(lines)) if lines else ""
 
 
+# --- the broken sites, listed then counted per file --------------------------------------------
+
+
+class _Sites:
+    """The broken sites of the whole result, each once: two calls of one symbol on one line are one site."""
+
+    def __init__(self, result: CheckResult):
+        found: dict[tuple[str, int, str], tuple[CallerImpact, SymbolImpact]] = {}
+        for ch in result.changes:
+            for k in ch.callers:
+                if k.status is Status.BROKEN:
+                    found.setdefault((k.path, k.line, ch.symbol), (k, ch))
+        self.sites = [found[key] for key in sorted(found)]
+        self.files = len({k.path for k, _ in self.sites})
+        self.listed = 0  # the first `listed` sites are rows of the list
+        self.counted_files = 0  # of the files of the sites not listed, the first `counted_files` are counted
+
+    def rest_by_file(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = {}
+        for k, _ in self.sites[self.listed:]:
+            counts[k.path] = counts.get(k.path, 0) + 1
+        return sorted(counts.items())
+
+    def render(self) -> str:
+        if not self.sites:
+            return ""
+        out = [f"**Broken sites**: {_plural(len(self.sites), 'site')} in {_plural(self.files, 'file')}"]
+        if self.listed:
+            out += ["", "| location | caller | uses | reason |", "|---|---|---|---|"]
+            out += [_site_row(k, ch) for k, ch in self.sites[: self.listed]]
+        rest = self.rest_by_file()[: self.counted_files]
+        if rest:
+            head = "broken sites not listed above" if self.listed else "broken sites"
+            out += ["", f"| file | {head} |", "|---|---|"] + [f"| {_code(f, table=True)} | {n} |" for f, n in rest]
+        return "\n".join(out)
+
+    def left_out(self) -> str:
+        """What neither the list nor the counts hold: "12 broken sites in 3 files", or ""."""
+        rest = self.rest_by_file()[self.counted_files:]
+        if not rest:
+            return ""
+        return f"{_plural(sum(n for _, n in rest), 'broken site')} in {_plural(len(rest), 'more file')} (not counted above)"
+
+    def fit(self, budget: int) -> None:
+        """List as many sites as fit in half the budget, count the others per file in what is left."""
+        self.listed = self.counted_files = 0
+        used = _size(self.render())
+        for i, (k, ch) in enumerate(self.sites):
+            row = _size(_site_row(k, ch)) + 1
+            if used + row > budget // 2:
+                break
+            used, self.listed = used + row, i + 1
+        used = _size(self.render()) + 64  # the count table's head
+        for i, (f, n) in enumerate(self.rest_by_file()):
+            row = _size(f"| {_code(f, table=True)} | {n} |") + 1
+            if used + row > budget:
+                break
+            used, self.counted_files = used + row, i + 1
+
+
+def _site_row(k: CallerImpact, ch: SymbolImpact) -> str:
+    return f"| {_code(f'{k.path}:{k.line}', table=True)} | {_code(k.caller or k.path, table=True)} | {_code(ch.symbol, table=True)} | {_cell(k.reason)} |"
+
+
 # --- assembly within the size limit ----------------------------------------------------------
 
 
@@ -275,10 +345,17 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+#: Room kept for the summary line and the line that says what was left out.
+_RESERVE = 1024
+
+
 def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, max_bytes: int = COMMENT_LIMIT) -> str:
     changes = sorted(result.changes, key=lambda ch: (ch.path, ch.line, ch.symbol))
     head = f"{MARKER}\n{_summary(result)}"
-    details = [_details(result, ch, verbose) for ch in changes]
+    sites = _Sites(result)
+    sites.fit(max(0, max_bytes - _size(head) - _RESERVE))
+    listed = sites.render()
+    details = [_details(result, ch, verbose, collapse=bool(listed)) for ch in changes]
     optional = [("tests", _tests(changes, runner)), ("impact diagram", _diagram(result)), ("warnings and notes", _tail(result))]
 
     # Leave out the least important sections until the comment fits: ok-only changes, then
@@ -288,12 +365,13 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
     kept_optional = [bool(text) for _, text in optional]
 
     def assemble() -> str:
-        parts = [head] + [details[i] for i in sorted(kept_details)]
+        parts = [head] + ([listed] if listed else []) + [details[i] for i in sorted(kept_details)]
         parts += [text for (_, text), keep in zip(optional, kept_optional) if keep]
         dropped = len(changes) - len(kept_details)
         left = [name for (name, text), keep in zip(optional, kept_optional) if text and not keep]
-        if dropped or left:
-            what = ([_plural(dropped, "changed interface")] if dropped else []) + left
+        uncounted = sites.left_out()
+        if dropped or left or uncounted:
+            what = ([uncounted] if uncounted else []) + ([_plural(dropped, "changed interface")] if dropped else []) + left
             parts.append(f"_Left out to stay under the size limit: {', '.join(what)}. `graphguard check` prints everything._")
         return "\n\n".join(parts) + "\n"
 

@@ -19,8 +19,9 @@ blocks (so an accepted `graphguard: ignore` breakage is a warning).
 `partialFingerprints["graphguardHash/v1"]` is a sha256 of rule id, file, symbol (and an ordinal
 for the rare same-named pair), never of line numbers or callers: the alert stays the same alert
 while lines shift and while its callers get fixed one by one, and closes when the last one is.
-A removed symbol is located at its line in the old version: the best there is, since GitHub
-cannot annotate deleted lines.
+A definition that is gone (removed) is located at a line of its file that exists in the new
+version (`line_now`: a viewer cannot mark a deleted line), or, when its file is gone too, at its
+first broken or undecided site; its old place is `relatedLocations` id 0, linked from the message.
 """
 
 from __future__ import annotations
@@ -168,6 +169,18 @@ def _change_result(change: SymbolImpact) -> dict[str, Any]:
     return {"message": {"text": " ".join(parts)}}
 
 
+def _where(change: SymbolImpact) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The primary physical location (a line of the new version), and the old place when it differs."""
+    if change.after is not None:
+        return _physical(change.path, change.line), None
+    old = {"id": 0, "physicalLocation": _physical(change.path, change.line),
+           "message": {"text": f"{change.symbol} was defined here before this change"}}
+    if change.line_now is not None:
+        return _physical(change.path, change.line_now), old
+    sites = sorted((k for k in change.callers if k.status is not Status.OK), key=_caller_order)
+    return (_physical(sites[0].path, sites[0].line, sites[0].end_line) if sites else None), old
+
+
 def _caller_order(k: CallerImpact) -> tuple[str, int, str]:
     return (k.path, k.line, k.caller)
 
@@ -192,14 +205,20 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                      CHANGE: "error" if own else "note"}[rule]
             key = (rule, change.path, change.symbol)
             ordinal = seen[key] = seen.get(key, -1) + 1
+            primary, old = _where(change)
+            location: dict[str, Any] = {"physicalLocation": primary} if primary is not None else {}
+            location["logicalLocations"] = [{"fullyQualifiedName": change.symbol}]
+            related = ([old] if old is not None else []) + body.get("relatedLocations", [])
+            message = body["message"]
+            if old is not None:
+                message = {"text": message["text"] + f" It was defined at [{_esc(f'{change.path}:{change.line}')}](0) before this change."}
             results.append({
                 "ruleId": rule,
                 "ruleIndex": _RULE_INDEX[rule],
                 "level": level,
-                "message": body["message"],
-                "locations": [{"physicalLocation": _physical(change.path, change.line),
-                               "logicalLocations": [{"fullyQualifiedName": change.symbol}]}],
-                **({"relatedLocations": body["relatedLocations"]} if "relatedLocations" in body else {}),
+                "message": message,
+                "locations": [location],
+                **({"relatedLocations": related} if related else {}),
                 "partialFingerprints": {FINGERPRINT: fingerprint(rule, change.path, change.symbol, ordinal=ordinal)},
                 "properties": {"symbol": change.symbol, "change": change.change.value, "breaking": list(change.breaking),
                                "ignored": list(change.ignored)},

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 
+from graphguard.model import UseKind
 from graphguard.report.runner import TestRunner, test_paths
-from graphguard.result import ChangeKind, CheckResult, Status, SymbolImpact, TestHit, Verdict
+from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit, Verdict
 
 MAX_LISTED = 10  # test files shown per line without --verbose; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -65,6 +67,17 @@ def submodules_note(result: CheckResult) -> str:
     return f"; {n} submodule{'s' * (n != 1)} moved, not checked: {', '.join(result.submodules[:3])}{' ...' * (n > 3)}" if n else ""
 
 
+def _once(callers: list[CallerImpact]) -> list[tuple[CallerImpact, int]]:
+    """Each line of the report once: `f(1) + f(2)` is two calls and one line to fix."""
+    first: dict[tuple[object, ...], CallerImpact] = {}
+    counts: Counter[tuple[object, ...]] = Counter()
+    for k in callers:
+        key = (k.status, k.suppressed, k.path, k.line, k.caller, k.reason)
+        first.setdefault(key, k)
+        counts[key] += 1
+    return [(k, counts[key]) for key, k in first.items()]
+
+
 def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | None = None, colour: bool | None = None) -> str:
     use = _colour_enabled() if colour is None else colour
 
@@ -89,11 +102,11 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
             if ch.after:
                 lines.append(f"    after:  {ch.after}")
         listed = [k for k in ch.callers if verbose or k.status is not Status.OK]
-        for k in listed:
+        for (k, n) in _once(listed):
             tag = {Status.BROKEN: c("red", "broken "), Status.UNKNOWN: c("yellow", "unknown"), Status.OK: c("green", "ok     ")}[k.status]
             if k.suppressed is not None:
                 tag = c("dim", k.suppressed.value)
-            lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}")
+            lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}" + (f" ({n} {'calls' if k.kind is UseKind.CALL else 'uses'} on this line)" if n > 1 else ""))
         hidden = [k for k in ch.callers if k not in listed]
         quiet = sum(1 for k in hidden if k.suppressed is not None)
         if len(hidden) > quiet:
