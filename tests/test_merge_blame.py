@@ -36,14 +36,18 @@ def broken_sites(r: Result) -> set[tuple[str, int]]:
     return {(c["path"], c["line"]) for ch in r.json["changes"] for c in ch["callers"] if c["status"] == "broken"}
 
 
+def filler(count: int, name: str = "filler") -> dict[str, str]:
+    return {f"pkg/{name}_{i}.py": f"def fill_{i}(v):\n    return v\n" for i in range(count)}
+
+
 def branch_merging(make_repo: Callable[..., GitRepo], branch: dict[str, str], upstream: dict[str, str], *,
-                   filler: int = 0) -> GitRepo:
-    """`topic` (checked out) with `branch` committed, `main` (upstream) with `upstream` and `filler` more modules."""
+                   extra: int = 0) -> GitRepo:
+    """`topic` (checked out) with `branch` committed, `main` (upstream) with `upstream` and `extra` more modules."""
     repo = make_repo(BASE)
     repo.git("checkout", "-q", "-b", "topic")
     repo.commit("the branch's work", branch)
     repo.git("checkout", "-q", "main")
-    repo.commit("upstream's work", upstream | {f"pkg/filler_{i}.py": f"def fill_{i}(v):\n    return v\n" for i in range(filler)})
+    repo.commit("upstream's work", upstream | filler(extra))
     repo.git("checkout", "-q", "topic")
     return repo
 
@@ -117,15 +121,28 @@ def test_a_parent_the_merge_changed_much_of_is_compared_only_where_the_merge_s_b
         make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     """Upstream changed 60 files (a broken caller among them): the conflict still blocks, upstream's break does not,
     and the comparison with the branch's first parent covered only the files where the merge meets it."""
-    repo = branch_merging(make_repo, NEW_CALLER, REQUIRE_C | BREAK_O, filler=60)
+    repo = branch_merging(make_repo, NEW_CALLER, REQUIRE_C | BREAK_O, extra=60)
     repo.git("merge", "--no-edit", "--no-verify", "main")
     r = graphguard(repo, "check", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
     assert r.code == 1, r.out
     assert broken_sites(r) == {("pkg/added.py", 5)}
     first = repo.git("rev-parse", "HEAD~1")[:12]
-    assert any(n.startswith(f"compared with the first parent {first} only in the 2 files") for n in r.json["notes"]), r.json["notes"]
+    assert any(n.startswith(f"compared with the first parent {first} only in the 1 file where") for n in r.json["notes"]), r.json["notes"]
     # And a clean branch merging that upstream passes.
-    clean = branch_merging(make_repo, UNRELATED, BREAK_O, filler=60)
+    clean = branch_merging(make_repo, UNRELATED, BREAK_O, extra=60)
     clean.git("merge", "--no-edit", "--no-verify", "main")
     r = graphguard(clean, "check", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
     assert r.code == 0, r.out
+
+
+def test_a_branch_that_changed_much_merging_a_small_upstream_is_bounded_the_other_way(
+        make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    """The branch made `c` required among 60 other files; upstream adds f(4, 5): the merge is blocked, compared with
+    the merged parent only where the merge meets it."""
+    repo = branch_merging(make_repo, REQUIRE_C | filler(60, "mine"), NEW_CALLER)
+    repo.git("merge", "--no-edit", "--no-verify", "main")
+    r = graphguard(repo, "check", "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    assert r.code == 1, r.out
+    assert broken_sites(r) == {("pkg/added.py", 5)}
+    merged = repo.git("rev-parse", "main")[:12]
+    assert any(n.startswith(f"compared with the merged parent {merged} only in the 1 file where") for n in r.json["notes"]), r.json["notes"]

@@ -137,8 +137,8 @@ def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[st
     for parent in order[1:]:
         diff, bounded = diffs[parent], None
         if len(diff.paths) > merge.FULL_VIEW_FILES:
-            bounded = scope
             diff = revisions.only(diff, scope)
+            bounded = frozenset(diff.paths)
         found[parent] = merge.View(parent, *assess(repo, config, parent, revs.new, diff, proposals), scope=bounded)
     return [found[p] for p in diffs]
 

@@ -41,7 +41,7 @@ class View(NamedTuple):
     parent: str
     changes: list[SymbolImpact]
     warnings: list[FileWarning]
-    scope: frozenset[str] | None = None  # None: every changed file; else only these were compared
+    scope: frozenset[str] | None = None  # None: every changed file; else only these were compared, the rest as the parent has them
 
 
 SiteKey = tuple[str, int, int, UseKind]
@@ -115,8 +115,9 @@ def notes(views: Sequence[View], excused: Sequence[Excused], first: str | None, 
     said = []
     for v in views:
         if v.scope is not None:
-            said.append(f"compared with {_which(v.parent, first, views)} {v.parent[:12]} only in the {len(v.scope)} files where the merge's"
-                        f" breaks can be (it differs from the merge in {files[v.parent]} Python files)")
+            n = len(v.scope)
+            said.append(f"compared with {_which(v.parent, first, views)} {v.parent[:12]} only in the {n} file{'' if n == 1 else 's'} where"
+                        f" the merge's breaks can be (it differs from the merge in {files[v.parent]} Python files)")
     for e in excused:
         if e.sites:
             s = "" if e.sites == 1 else "s"
