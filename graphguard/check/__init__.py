@@ -12,7 +12,8 @@
     decide.decide         each use bound to the new signature               -> SymbolImpact
     suppress.apply        sites the file says not to blame (an inline ignore, `pytest.raises(TypeError)`)
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
-    merge.union           a merge: the same, against each other parent, united
+    merge.intersect       a merge: the same, against each other parent; a site is blamed only when broken from each
+    merge.union           ... and the views united
 
 run_proposed is the shadow check (check --proposed, the MCP tool check_edit): the same stages
 with the new side being the working tree with proposed contents laid over it (proposed.validate
@@ -29,7 +30,7 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, leftout, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
+from graphguard.check import calls, decide, interface, leftout, merge, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -104,23 +105,42 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
-    _add(result, assess(repo, config, revs.old, revs.new, changes, proposals))
-    result.warnings += changes.submodules
-    result.submodules += [w.path for w in changes.submodules]
     others = other_parents(root, revs, repo.paths.git_dir)
-    seen = set(changes.paths)
-    for parent in others:
-        other = CheckResult(base=parent, head=revs.new, compared=revs.compared)
-        other_changes = revisions.changed(root, config, parent, revs.new, proposals)
-        seen.update(other_changes.paths)
-        _add(other, assess(repo, config, parent, revs.new, other_changes, proposals))
-        other.warnings += other_changes.submodules
+    diffs = {revs.old: changes} | {p: revisions.changed(root, config, p, revs.new, proposals) for p in others}
+    views = _views(repo, config, revs, diffs, proposals)
+    kept, excused = merge.intersect(views) if others else (views, [])
+    result.changes += kept[0].changes
+    result.warnings += kept[0].warnings + changes.submodules
+    result.submodules += [w.path for w in changes.submodules]
+    for parent, view in zip(others, kept[1:], strict=True):
+        other = CheckResult(base=parent, head=revs.new, compared=revs.compared, changes=view.changes,
+                            warnings=view.warnings + diffs[parent].submodules)
         union(result, other)
-        result.submodules += [w.path for w in other_changes.submodules if w.path not in result.submodules]
+        result.submodules += [w.path for w in diffs[parent].submodules if w.path not in result.submodules]
     if others:
-        result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ")")
-    result.files_changed = len(seen)
+        result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ");"
+                            " a site is blamed only when it is broken seen from every parent")
+        first = revs.old if revs.compared != "commits" or git.parents(root, revs.new)[:1] == [revs.old] else None
+        result.notes += merge.notes(views, excused, first, {p: len(d.paths) for p, d in diffs.items()})
+    result.files_changed = len({p for d in diffs.values() for p in d.paths})
     return result
+
+
+def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[str, revisions.Changes],
+           proposals: proposed.Proposals | None) -> list[merge.View]:
+    """The new side seen from each parent (the old side first): the comparison with the fewest changed files
+    in full, one with a parent the merge changed many files of only where the first found failing sites."""
+    order = sorted(diffs, key=lambda p: len(diffs[p].paths))
+    near = order[0]
+    found = {near: merge.View(near, *assess(repo, config, near, revs.new, diffs[near], proposals))}
+    scope = merge.scope_for(found[near].changes)
+    for parent in order[1:]:
+        diff, bounded = diffs[parent], None
+        if len(diff.paths) > merge.FULL_VIEW_FILES:
+            diff = revisions.only(diff, scope)
+            bounded = frozenset(diff.paths)
+        found[parent] = merge.View(parent, *assess(repo, config, parent, revs.new, diff, proposals), scope=bounded)
+    return [found[p] for p in diffs]
 
 
 def _add(result: CheckResult, findings: Findings) -> None:

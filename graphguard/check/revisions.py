@@ -175,6 +175,12 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
                    excluded=excluded, submodules=moved, renamed=_renamed(root, old_rev, new, raw) if proposals is None else {})
 
 
+def only(changes: Changes, paths: frozenset[str]) -> Changes:
+    """The changes to these paths alone (the rest compared as if unchanged)."""
+    return changes._replace(paths=[p for p in changes.paths if p in paths], unmerged=[p for p in changes.unmerged if p in paths],
+                            excluded=(), submodules=[])
+
+
 def _is_gitlink(c: git.RawChange) -> bool:
     return any(e is not None and e.mode == git.MODE_SUBMODULE for e in (c.old, c.new))
 
