@@ -383,6 +383,8 @@ class Indexer:
         with self.phases("snapshots", "saving and looking for snapshots of the graph"):
             if distance is not None and stored not in self.store.snapshots():
                 self.store.save_snapshot(stored)
+            else:
+                self.store.prune_snapshots()  # the age bound holds when nothing new is saved too
             # Where the graph's own distance is unknown (its commit is gone), only a near snapshot is a better start.
             best, best_distance = None, distance if distance is not None else SNAPSHOT_FROM
             for other in self.store.snapshots():

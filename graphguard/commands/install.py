@@ -94,4 +94,17 @@ def install(repo_path: str, *, uninstall: bool = False, pre_push: bool = False) 
             output.write(f"installed {path}")
     except OSError as e:
         raise GraphguardError(f"cannot write hooks in {folder}: {e.strerror}") from None
+    if uninstall:
+        _say_what_is_left(root)
     return 0
+
+
+def _say_what_is_left(root: str) -> None:
+    """The store is not the hooks': uninstall leaves it (a reinstall starts warm), and says so."""
+    from graphguard.commands.clean import megabytes
+    from graphguard.store import Store
+
+    paths = git.repo_paths(root)
+    store = Store(paths.git_dir, paths.common_dir)
+    if os.path.isdir(store.dir):
+        output.write(f"left the graph's store {store.dir} ({megabytes(store.size())}); graphguard clean removes it")
