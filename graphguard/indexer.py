@@ -170,12 +170,14 @@ def _stored_digests(raw: str | None) -> dict[str, str]:
 
 
 class Phases:
-    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, one
-    stderr line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and ends with
-    the phase's time."""
+    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, its progress
+    on stderr: on a terminal one line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and
+    ends with the phase's time; elsewhere (an IDE's git console, the pre-commit framework's capture, a CI log) plain
+    lines, one at the start, one every PLAIN_EVERY seconds, one at the end."""
 
-    def __init__(self, show: bool):
+    def __init__(self, show: bool, tty: bool = True):
         self.show = show
+        self.tty = tty
         self.times: dict[str, float] = {}
 
     def add(self, name: str, seconds: float) -> None:
@@ -183,20 +185,21 @@ class Phases:
 
     @contextlib.contextmanager
     def __call__(self, name: str, label: str = "", total: int = 0) -> Iterator[Callable[[int], None]]:
-        """Time the phase `name`; on a terminal (and with a `label`) show its line. Yields `tick(done)`."""
+        """Time the phase `name`; with a `label` show its progress. Yields `tick(done)`."""
         start = time.perf_counter()
         shown = self.show and bool(label)
-        last = 0.0
+        every, end, begin = (0.1, "", "\r") if self.tty else (PLAIN_EVERY, "\n", "")
+        last = start
 
         def tick(done: int) -> None:
             nonlocal last
             now = time.perf_counter()
-            if shown and (now - last >= 0.1 or done >= total):
+            if shown and (now - last >= every or (self.tty and done >= total)):
                 last = now
-                print(f"\rgraphguard: {label} {done}/{total}", end="", file=sys.stderr, flush=True)
+                print(f"{begin}graphguard: {label} {done}/{total}", end=end, file=sys.stderr, flush=True)
 
         if shown:
-            print(f"\rgraphguard: {label}" + (f" 0/{total}" if total else "..."), end="", file=sys.stderr, flush=True)
+            print(f"{begin}graphguard: {label}" + (f" 0/{total}" if total else "..."), end=end, file=sys.stderr, flush=True)
         try:
             yield tick
         finally:
@@ -204,7 +207,12 @@ class Phases:
             self.add(name, elapsed)
             if shown:
                 count = f" {total}/{total}" if total else ""
-                print(f"\rgraphguard: {label}{count} in {elapsed:.1f} s\x1b[K", file=sys.stderr, flush=True)
+                print(f"{begin}graphguard: {label}{count} in {elapsed:.1f} s" + ("\x1b[K" if self.tty else ""), file=sys.stderr,
+                      flush=True)
+
+
+#: Seconds between two progress lines where stderr is no terminal.
+PLAIN_EVERY = 5.0
 
 
 #: Below this many files to parse or re-resolve, an update shows no progress lines (it is over at once).
@@ -222,8 +230,10 @@ class Indexer:
         self.text_index = text_index
         self.root = paths.root
         self.store = store
-        self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
-        self.phases = Phases(self.progress)
+        # On any stderr, a terminal or not (the framework shows a hook's output; an IDE logs it): a commit that waits
+        # for a cold index must say why.
+        self.progress = progress
+        self.phases = Phases(self.progress, tty=sys.stderr.isatty())
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
         # Warnings of the facts that resolution workers decoded (the parent never sees those facts).
@@ -455,7 +465,7 @@ class Indexer:
                 old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
                     f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
             n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
-            roots = tuple(json.loads(self.store.meta("module_roots") or "[]"))
+            roots = tuple(json.loads(self.store.meta("module_roots2") or "[]"))
         if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
             return self._update_unsafe(head)
         changed = [p for p in paths if old[p][1] != modified[p].blob]
@@ -484,6 +494,9 @@ class Indexer:
             old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
         added = [p for p in new if p not in old]
         removed = [p for p in old if p not in new]
+        if not old and self.progress and len(added) >= SHOW_FROM:
+            print(f"graphguard: no graph of this repository yet: building it from {len(added)} files, once (graphguard"
+                  " install starts it in the background; graphguard index builds it beforehand)", file=sys.stderr, flush=True)
         modified = [p for p in new if p in old and old[p][1] != new[p].blob]
         # A first index decodes the facts while they are parsed: resolution needs every one of them.
         parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old, defer_save=True)
@@ -852,7 +865,7 @@ class Indexer:
                     if warnings is not None:  # the tree's own warnings (links, names): the same after a delta
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
                     if roots is not None:  # what a delta's module map is built on
-                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots', ?)", (json.dumps(roots),))
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots2', ?)", (json.dumps(roots),))
         finally:
             for alias in aliases.values():
                 with contextlib.suppress(sqlite3.Error):

@@ -152,7 +152,9 @@ def install(repo_path: str, *, uninstall: bool = False, pre_push: bool = False) 
         raise GraphguardError(f"cannot write hooks in {folder}: {e.strerror}") from None
     if uninstall:
         _say_what_is_left(root)
-    elif unguarded:
+        return 0
+    _start_the_index(root)
+    if unguarded:
         output.write(
             f"note: the pre-commit framework's {', '.join(unguarded)} hook{'s' if len(unguarded) > 1 else ''} exit 1 on a"
             " checkout of a branch or tag without its configuration (\"No .pre-commit-config.yaml file was found\"):"
@@ -182,6 +184,40 @@ def _leave_to_the_framework(root: str, hook_type: str, path: str, legacy: str, u
     else:
         output.write(f"left the pre-commit framework's {hook_type} hook {path}: {why}; graphguard's own would run it twice")
     return True
+
+
+#: From this many Python files in HEAD, install starts the first index (below, the first commit's costs no wait).
+INDEX_AHEAD_FROM = 50
+
+
+def _python_files(root: str) -> int:
+    out = git.run(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", check=False)
+    return sum(1 for name in out.split(b"\0") if name.endswith((b".py", b".pyi")))
+
+
+def _start_the_index(root: str) -> None:
+    """A repository without a graph would have its first commit build it inside the hook (35 s on ansible): the
+    background refresher starts it now, and the first commit waits only for what is left of it (and says so)."""
+    from graphguard import background
+    from graphguard.store import Store, stored_version
+
+    paths = git.repo_paths(root)
+    store = Store(paths.git_dir, paths.common_dir)
+    if stored_version(store.graph_path) is not None or git.head(root) is None:
+        return  # built already (a refresh keeps it current), or nothing to index before the first commit
+    if _python_files(root) < INDEX_AHEAD_FROM:
+        return  # the hook's first index is over at once
+    if background.mode(os.environ) is not background.Mode.BACKGROUND:
+        output.write("no graph yet: run graphguard index now, or the first commit builds it")
+        return
+    try:
+        background.launch(store.dir, root, "install", os.environ)
+    except (OSError, GraphguardError) as e:
+        output.write(f"no graph yet, and the background index did not start ({e}): run graphguard index now,"
+                     " or the first commit builds it")
+        return
+    output.write(f"building the graph in the background (its log: {os.path.join(store.dir, 'refresh.log')}); a commit"
+                 " before it is done waits for it and says so")
 
 
 def _say_what_is_left(root: str) -> None:
