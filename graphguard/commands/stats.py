@@ -86,6 +86,6 @@ def _test_data_hint(graph: CodeGraph) -> list[str]:
         return []
     named = ", ".join(f"{f}/ ({n})" for f, n in sorted(folders.items(), key=lambda kv: -kv[1])[:5])
     globs = ", ".join(f'"{f}/**"' for f in sorted(folders)[:3])
-    return [f"  hint {sum(folders.values())} files in folders of test data: {named}; indexed under their dotted paths"
-            f" only, never as top-level modules (a case named collections.py is not the stdlib's);"
-            f" exclude = [{globs}] in [tool.graphguard] leaves them out of the graph"]
+    return [(f"  hint {sum(folders.values())} files in folders of test data: {named}; indexed under their dotted paths"
+             f" only, never as top-level modules (a case named collections.py is not the stdlib's);"
+             f" exclude = [{globs}] in [tool.graphguard] leaves them out of the graph")]
