@@ -213,6 +213,8 @@ class Phases:
 
 #: Seconds between two progress lines where stderr is no terminal.
 PLAIN_EVERY = 5.0
+#: Set by `graphguard hook-impl` (the native hooks): this process runs inside a git hook.
+HOOK_VARIABLE = "GRAPHGUARD_HOOK"
 
 
 #: Below this many files to parse or re-resolve, an update shows no progress lines (it is over at once).
@@ -230,10 +232,11 @@ class Indexer:
         self.text_index = text_index
         self.root = paths.root
         self.store = store
-        # On any stderr, a terminal or not (the framework shows a hook's output; an IDE logs it): a commit that waits
-        # for a cold index must say why.
-        self.progress = progress
-        self.phases = Phases(self.progress, tty=sys.stderr.isatty())
+        # On a terminal; and in a git hook on any stderr (an IDE logs it, the pre-commit framework shows it after the
+        # hook, so plain lines there): a commit that waits for a cold index must say why. A script's stderr stays quiet.
+        in_hook = bool(os.environ.get("PRE_COMMIT") or os.environ.get(HOOK_VARIABLE))
+        self.progress = progress and (sys.stderr.isatty() or in_hook)
+        self.phases = Phases(self.progress, tty=sys.stderr.isatty() and not os.environ.get("PRE_COMMIT"))
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
         # Warnings of the facts that resolution workers decoded (the parent never sees those facts).
