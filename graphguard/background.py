@@ -54,6 +54,8 @@ LOG_LIMIT = 256 * 1024
 #: very large repository can take minutes; past this something is wrong).
 WAIT_LIMIT = 600.0
 POLL = 0.1
+#: Seconds between two waiting lines where stderr is no terminal.
+PLAIN_EVERY = 5.0
 #: Seconds without any sign of progress (see `_progress`) after which a waiting command takes the refresher for
 #: stuck and does the work itself. Long enough for a slow phase of a cold index on a loaded machine to show a sign
 #: (its workers' CPU time counts), short beside the 600 s a stopped refresher held every command.
@@ -321,6 +323,7 @@ def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None
     signs, moved = _progress(store_dir, who.pid, also), t0
     held_at_stall = False
     shown = ""
+    said_at = 1.0  # seconds into the wait of the next plain line
     try:
         while not done() and running(store_dir):
             now = time.monotonic()
@@ -342,6 +345,9 @@ def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None
                 line = who.line(time.time())
                 print("\r" + line.ljust(len(shown)), end="", file=sys.stderr, flush=True)
                 shown = line
+            elif now - t0 >= said_at:  # no terminal (an IDE, the framework's capture): a line now and then says why
+                print(who.line(time.time()), file=sys.stderr, flush=True)
+                said_at += PLAIN_EVERY
             time.sleep(POLL)
     finally:
         if shown:

@@ -73,6 +73,9 @@ class Config:
     tests: tuple[str, ...] = DEFAULT_TESTS
     public_api: tuple[str, ...] = ()  # packages whose names have callers outside the repository
     fail_on_unknown: bool = False
+    # Fit the retrieval profile to the repository's history after a cold index and every REFIT_AFTER commits
+    # (up to fitting.SECONDS of CPU in the detached refresher); false keeps the default profile.
+    retrieval_fit: bool = True
     source: str = ""  # where it was read from
     warnings: tuple[FileWarning, ...] = ()  # what was not read and why (a broken pyproject.toml): for the reports
 
@@ -97,6 +100,7 @@ class Config:
 
 
 _LISTS = {"block_on", "exclude", "generated", "tests", "public_api"}
+_BOOLS = {"fail_on_unknown", "retrieval_fit"}
 _NAMES = sorted(f.name for f in fields(Config) if f.name not in ("source", "warnings"))
 _KEYS = {n.replace("_", "-") for n in _NAMES} | set(_NAMES)
 
@@ -121,7 +125,7 @@ def parse(table: dict[str, Any], source: str) -> Config:
                 values[name] = tuple(value)
                 if name == "block_on":
                     errors += _unknown_block_on(key, value)
-        elif name == "fail_on_unknown" and not isinstance(value, bool):
+        elif name in _BOOLS and not isinstance(value, bool):
             errors.append(f"'{key}' must be true or false")
         else:
             values[name] = value

@@ -170,12 +170,14 @@ def _stored_digests(raw: str | None) -> dict[str, str]:
 
 
 class Phases:
-    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, one
-    stderr line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and ends with
-    the phase's time."""
+    """Wall time per phase of one update (`times`: bench/index_bench.py prints them) and, when `show`, its progress
+    on stderr: on a terminal one line per phase that counts up in place (`graphguard: resolving 1200/2818 files`) and
+    ends with the phase's time; elsewhere (an IDE's git console, the pre-commit framework's capture, a CI log) plain
+    lines, one at the start, one every PLAIN_EVERY seconds, one at the end."""
 
-    def __init__(self, show: bool):
+    def __init__(self, show: bool, tty: bool = True):
         self.show = show
+        self.tty = tty
         self.times: dict[str, float] = {}
 
     def add(self, name: str, seconds: float) -> None:
@@ -183,20 +185,21 @@ class Phases:
 
     @contextlib.contextmanager
     def __call__(self, name: str, label: str = "", total: int = 0) -> Iterator[Callable[[int], None]]:
-        """Time the phase `name`; on a terminal (and with a `label`) show its line. Yields `tick(done)`."""
+        """Time the phase `name`; with a `label` show its progress. Yields `tick(done)`."""
         start = time.perf_counter()
         shown = self.show and bool(label)
-        last = 0.0
+        every, end, begin = (0.1, "", "\r") if self.tty else (PLAIN_EVERY, "\n", "")
+        last = start
 
         def tick(done: int) -> None:
             nonlocal last
             now = time.perf_counter()
-            if shown and (now - last >= 0.1 or done >= total):
+            if shown and (now - last >= every or (self.tty and done >= total)):
                 last = now
-                print(f"\rgraphguard: {label} {done}/{total}", end="", file=sys.stderr, flush=True)
+                print(f"{begin}graphguard: {label} {done}/{total}", end=end, file=sys.stderr, flush=True)
 
         if shown:
-            print(f"\rgraphguard: {label}" + (f" 0/{total}" if total else "..."), end="", file=sys.stderr, flush=True)
+            print(f"{begin}graphguard: {label}" + (f" 0/{total}" if total else "..."), end=end, file=sys.stderr, flush=True)
         try:
             yield tick
         finally:
@@ -204,7 +207,14 @@ class Phases:
             self.add(name, elapsed)
             if shown:
                 count = f" {total}/{total}" if total else ""
-                print(f"\rgraphguard: {label}{count} in {elapsed:.1f} s\x1b[K", file=sys.stderr, flush=True)
+                print(f"{begin}graphguard: {label}{count} in {elapsed:.1f} s" + ("\x1b[K" if self.tty else ""), file=sys.stderr,
+                      flush=True)
+
+
+#: Seconds between two progress lines where stderr is no terminal.
+PLAIN_EVERY = 5.0
+#: Set by `graphguard hook-impl` (the native hooks): this process runs inside a git hook.
+HOOK_VARIABLE = "GRAPHGUARD_HOOK"
 
 
 #: Below this many files to parse or re-resolve, an update shows no progress lines (it is over at once).
@@ -222,8 +232,11 @@ class Indexer:
         self.text_index = text_index
         self.root = paths.root
         self.store = store
-        self.progress = progress and sys.stderr.isatty() and not os.environ.get("PRE_COMMIT")
-        self.phases = Phases(self.progress)
+        # On a terminal; and in a git hook on any stderr (an IDE logs it, the pre-commit framework shows it after the
+        # hook, so plain lines there): a commit that waits for a cold index must say why. A script's stderr stays quiet.
+        in_hook = bool(os.environ.get("PRE_COMMIT") or os.environ.get(HOOK_VARIABLE))
+        self.progress = progress and (sys.stderr.isatty() or in_hook)
+        self.phases = Phases(self.progress, tty=sys.stderr.isatty() and not os.environ.get("PRE_COMMIT"))
         self._facts: dict[str, FileFacts] = {}
         self._raw: dict[str, str] = {}
         # Warnings of the facts that resolution workers decoded (the parent never sees those facts).
@@ -383,6 +396,8 @@ class Indexer:
         with self.phases("snapshots", "saving and looking for snapshots of the graph"):
             if distance is not None and stored not in self.store.snapshots():
                 self.store.save_snapshot(stored)
+            else:
+                self.store.prune_snapshots()  # the age bound holds when nothing new is saved too
             # Where the graph's own distance is unknown (its commit is gone), only a near snapshot is a better start.
             best, best_distance = None, distance if distance is not None else SNAPSHOT_FROM
             for other in self.store.snapshots():
@@ -453,7 +468,7 @@ class Indexer:
                 old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
                     f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
             n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
-            roots = tuple(json.loads(self.store.meta("module_roots") or "[]"))
+            roots = tuple(json.loads(self.store.meta("module_roots2") or "[]"))
         if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
             return self._update_unsafe(head)
         changed = [p for p in paths if old[p][1] != modified[p].blob]
@@ -482,6 +497,9 @@ class Indexer:
             old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
         added = [p for p in new if p not in old]
         removed = [p for p in old if p not in new]
+        if not old and self.progress and len(added) >= SHOW_FROM:
+            print(f"graphguard: no graph of this repository yet: building it from {len(added)} files, once (graphguard"
+                  " install starts it in the background; graphguard index builds it beforehand)", file=sys.stderr, flush=True)
         modified = [p for p in new if p in old and old[p][1] != new[p].blob]
         # A first index decodes the facts while they are parsed: resolution needs every one of them.
         parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old, defer_save=True)
@@ -850,7 +868,7 @@ class Indexer:
                     if warnings is not None:  # the tree's own warnings (links, names): the same after a delta
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_warnings', ?)", (json.dumps(warnings),))
                     if roots is not None:  # what a delta's module map is built on
-                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots', ?)", (json.dumps(roots),))
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('module_roots2', ?)", (json.dumps(roots),))
         finally:
             for alias in aliases.values():
                 with contextlib.suppress(sqlite3.Error):

@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     p = command("install", "write native git hooks (pre-commit, post-commit, post-checkout, post-merge, post-rewrite)", formats=())
     p.add_argument("--uninstall", action="store_true", help="remove graphguard's hooks and restore what was there")
     p.add_argument("--pre-push", action="store_true", help="also a pre-push hook: refuse to push a head that leaves a caller broken")
+    command("clean", "remove the graph's store (<git-dir>/graphguard: graph, snapshots, caches, logs)", formats=())
     # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
     # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
     p = sub.add_parser("hook-impl")
@@ -146,6 +147,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from graphguard.commands.install import install
 
         return install(repo, uninstall=args.uninstall, pre_push=args.pre_push)
+    if args.command == "clean":
+        from graphguard.commands.clean import clean
+
+        return clean(repo)
     if args.command == "hook-impl":
         from graphguard.commands.hook_impl import hook_impl
 

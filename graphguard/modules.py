@@ -151,7 +151,7 @@ def names_of(path: str, roots: AbstractSet[str]) -> list[str]:
 
 #: The graph's meta key under which an indexer may keep the snapshot's `Layout.to_json()` (kept with
 #: `Layout.changed` as files come and go): the check then reads no path it does not ask about.
-LAYOUT_KEY = "module_layout"
+LAYOUT_KEY = "module_layout2"  # 2: folders of test data are no roots (a layout stored before had them)
 #: ... and the commit that layout describes: a layout is read only when it names the graph's head.
 LAYOUT_HEAD_KEY = "module_layout_head"
 
@@ -217,18 +217,33 @@ def _count(paths: Iterable[str]) -> tuple[Counter[str], Counter[str], frozenset[
 _INIT_ENDINGS = ("__init__.py", "__init__.pyi")
 
 
+#: Folders of test data (inputs a test reads as text: black's 309 formatter cases under tests/data/): any folder under
+#: one of these names, and `data` under a tests folder.
+DATA_FOLDERS = frozenset({"fixtures", "testdata", "test_data", "test-data"})
+_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_data(path: str) -> bool:
+    """Whether a file or folder lies in a folder of test data (DATA_FOLDERS, or `data` under a tests folder)."""
+    parts = path.split("/")[:-1] if is_python(path) else path.split("/")
+    return any(p in DATA_FOLDERS or (p == "data" and any(t in _TEST_FOLDERS for t in parts[:i])) for i, p in enumerate(parts))
+
+
 def _roots(dirs: AbstractSet[str], packages: AbstractSet[str]) -> tuple[str, ...]:
+    """The import roots. A folder of test data is never one: its files are read by tests, not imported under their
+    bare names, and as roots they made `collections.py`, `abc.py` among black's cases the stdlib's modules. They keep
+    their dotted names from the roots above (`tests.data.cases.collections`)."""
     roots = {""}
     for d in dirs:
         # A folder is a root when it is not a package itself but holds code: scripts,
         # or packages (then the folder is what a runner puts on sys.path).
-        if d not in packages and d != "":
+        if d not in packages and d != "" and not is_test_data(d):
             parent = posixpath.dirname(d)
             if parent not in packages:
                 roots.add(d)
     for d in packages:
         parent = posixpath.dirname(d)
-        if parent not in packages:
+        if parent not in packages and not is_test_data(parent):
             roots.add(parent)
     # Folders above a root may be namespace packages under the real sys.path entry
     # (src/company/product/__init__.py is `company.product`): their roots count too.

@@ -109,10 +109,13 @@ BLOB_SCHEMA = """
 CREATE TABLE blobs(sha TEXT PRIMARY KEY, facts BLOB NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
 """
 
-#: Snapshots of the graph (`<git-dir>/graphguard/snapshots/<head>.sqlite3`): at most this many, within this total size.
+#: Snapshots of the graph (`<git-dir>/graphguard/snapshots/<head>.sqlite3`): at most this many, none unused for
+#: longer than MAX_SNAPSHOT_AGE, together within this size (docs/contract.md, "The store on disk"). On ansible three
+#: snapshots made the store 199 MB; a copy only saves the time of an update, so the newest alone is kept past the size.
 SNAPSHOTS = "snapshots"
 MAX_SNAPSHOTS = 3
-MAX_SNAPSHOT_BYTES = 1 << 30
+MAX_SNAPSHOT_BYTES = 128 << 20
+MAX_SNAPSHOT_AGE = 14 * 86400.0
 
 # SQLite's primary result codes (the low byte of an extended one) that tell what went wrong.
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
@@ -577,15 +580,18 @@ class Store:
             _remove(partial)
             _warn(f"could not save a snapshot of the graph at {path}: {e}")
             return
-        self._prune_snapshots()
+        self.prune_snapshots()
 
-    def _prune_snapshots(self) -> None:
+    def prune_snapshots(self) -> None:
+        """Drop the snapshots past the bounds: count, age since last saved or used, total size (the newest kept)."""
         total = 0
+        oldest = time.time() - MAX_SNAPSHOT_AGE
         for i, head in enumerate(self.snapshots()):
             path = self.snapshot_path(head)
             with contextlib.suppress(OSError):
-                total += os.path.getsize(path)
-                if i >= MAX_SNAPSHOTS or (i and total > MAX_SNAPSHOT_BYTES):
+                st = os.stat(path)
+                total += st.st_size
+                if i >= MAX_SNAPSHOTS or (i and total > MAX_SNAPSHOT_BYTES) or st.st_mtime < oldest:
                     _remove(path)
 
     def snapshot_meta(self, head: str, keys: tuple[str, ...]) -> dict[str, str] | None:
@@ -638,6 +644,25 @@ class Store:
             os.utime(path)  # recently used: kept longest
         return True
 
+    # the whole store
+
+    def size(self) -> int:
+        """Bytes of this worktree's store folder (and of the shared one, in a linked worktree)."""
+        return sum(_folder_size(d) for d in dict.fromkeys((self.dir, self.common)))
+
+    def remove(self, lock_timeout: float = 10.0) -> list[str]:
+        """Delete the store (`graphguard clean`): every file of it, under the write lock so that no update is under
+        way; the folders removed. A linked worktree's shared blob cache stays (other worktrees use it)."""
+        if not os.path.isdir(self.dir):
+            return []
+        with self.write_lock(lock_timeout):
+            self.close()
+            for name in sorted(os.listdir(self.dir)):
+                if name != "write.lock":
+                    _remove_tree(os.path.join(self.dir, name))
+        _remove_tree(self.dir)
+        return [self.dir]
+
     # meta
 
     def meta(self, key: str) -> str | None:
@@ -687,6 +712,26 @@ class Store:
             _rollback(conn)
             raise
         conn.execute("COMMIT")
+
+
+def _folder_size(path: str) -> int:
+    total = 0
+    for folder, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
+
+
+def _remove_tree(path: str) -> None:
+    """A file, symlink or folder of the store removed; never followed through a symlink."""
+    import shutil
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
 
 
 def _checksum(sha: str, data: bytes) -> int:

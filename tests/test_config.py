@@ -166,7 +166,7 @@ def test_bad_key_is_one_line_naming_it(tmp_path: Path, text: str, key: str, wher
         pytest.param("[tool.graphguard]\nexclud = []\n", "[tool.graphguard]: unknown key 'exclud' (did you mean 'exclude'?)",
                      id="misspelt-key-under-the-table"),
         pytest.param("fail-on-unknwn = true\n", "unknown key 'fail-on-unknwn' (did you mean 'fail_on_unknown'?)", id="misspelt-dashed"),
-        pytest.param("zzz = 1\n", "unknown key 'zzz' (known: block_on, exclude, fail_on_unknown, generated, public_api, tests)",
+        pytest.param("zzz = 1\n", "unknown key 'zzz' (known: block_on, exclude, fail_on_unknown, generated, public_api, retrieval_fit, tests)",
                      id="nothing-close"),
     ],
 )

@@ -293,6 +293,8 @@ def test_index_leaves_a_long_fit_to_the_background_and_returns(make_repo: Callab
     r = run_cli(repo, "index")
     assert r.code == 0, r.err
     assert "fitted in the background" in r.out
+    # The 30 s of CPU it may take, and the key that turns it off, are said where it starts.
+    assert f"up to {fitting.SECONDS:.0f} s of CPU" in r.out and "retrieval_fit = false" in r.out
     deadline = time.monotonic() + 120
     while refresher_processes(repo) and time.monotonic() < deadline:  # the fit runs after the refresh lock is let go
         time.sleep(0.05)
@@ -308,3 +310,23 @@ def test_in_the_foreground_index_fits_by_itself(make_repo: Callable[..., GitRepo
     assert r.code == 0, r.err
     assert "retrieval profile from this repository's history" in r.out and "background" not in r.out
     assert _fitted(repo) is not None
+
+
+def test_retrieval_fit_false_keeps_the_default_profile_and_starts_no_fit(make_repo: Callable[..., GitRepo],
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from graphguard.commands import refresh
+
+    repo = _long_history(make_repo)
+    repo.commit("no fitting here", {".graphguard.toml": "retrieval_fit = false\n"})
+    r = run_cli(repo, "index")
+    assert r.code == 0, r.err
+    assert "not fitted (retrieval_fit = false in the configuration); the default profile stays" in r.out
+    assert not refresher_processes(repo)
+    assert _fitted(repo) is None
+    # Nor does the background refresher after a hook.
+    opened = open_repo(str(repo.root))
+    capsys.readouterr()
+    refresh._refit_if_due(opened)
+    assert "fit: off (retrieval_fit = false)" in capsys.readouterr().out
+    assert profiles.load(opened.store.graph) is None
+    opened.store.close()

@@ -410,3 +410,39 @@ def test_hooks_run_a_graphguard_installed_in_the_user_site_whatever_pythonpath_s
     proc = run_git(repo, "commit", "-m", "brk", env={**env, "PYTHONPATH": ":" + str(tmp_path)})
     assert proc.returncode == 1, proc.stdout
     assert "pkg/use.py:5" in proc.stdout
+
+
+# --- the first index ------------------------------------------------------------------------------
+
+
+def _many(n: int) -> dict[str, str]:
+    return {"pkg/__init__.py": "", **{f"pkg/m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(n)}}
+
+
+def test_install_starts_the_first_index_in_the_background(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    from tests.helpers import refresher_running, stored_meta, wait_for_refresher
+
+    repo = make_repo(_many(60))
+    r = graphguard(repo, "install")
+    assert r.code == 0, r.err
+    assert "building the graph in the background (its log:" in r.out and "waits for it and says so" in r.out
+    assert wait_for_refresher(repo)
+    assert stored_meta(repo) == repo.head
+    # Installed again with the graph there: nothing more to start.
+    assert "building the graph" not in graphguard(repo, "install").out
+    # A small repository's first commit indexes it at once: nothing started.
+    small = make_repo(LIB)
+    assert "building the graph" not in graphguard(small, "install").out and not refresher_running(small)
+
+
+def test_a_commit_that_builds_the_first_graph_says_why_and_shows_progress_without_a_terminal(
+        make_repo: Callable[..., GitRepo], graphguard: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHGUARD_REFRESH", "foreground")
+    repo = make_repo(_many(80))
+    r = graphguard(repo, "install")
+    assert "no graph yet: run graphguard index now, or the first commit builds it" in r.out
+    proc = commit(repo, {"pkg/m0.py": "def f0(x, y=1):\n    return x\n"})  # stderr is a pipe here, as in an IDE
+    assert proc.returncode == 0, proc.stdout
+    assert "graphguard: no graph of this repository yet: building it from 81 files, once" in proc.stdout
+    assert "graphguard: parsing 0/81\n" in proc.stdout and "graphguard: parsing 81/81 in " in proc.stdout
+    assert "\r" not in proc.stdout and "\x1b[K" not in proc.stdout

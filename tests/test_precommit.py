@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_git, settled_meta
+from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_cli, run_git, settled_meta
 
 PROJECT = Path(__file__).parents[1]
 #: What pre-commit needs of the project to build the hook environment (`pip install .`).
@@ -243,3 +243,80 @@ def test_the_pre_push_hook_refuses_a_broken_head(pc_repo: GitRepo, tmp_path: Pat
     pc_repo.git("commit", "-q", "--no-verify", "-m", "skip the check")
     proc = run_git(pc_repo, "push", "origin", "main")
     assert proc.returncode != 0 and "push refused" in proc.stdout and "pkg/use.py:5" in proc.stdout, proc.stdout
+
+
+# --- graphguard as a guest of the framework's hooks ---------------------------------------------
+
+
+def _commit_without_hooks(repo: GitRepo, files: dict[str, str | None], msg: str) -> None:
+    repo.write(files)
+    repo.git("add", "-A")
+    repo.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", msg)
+
+
+def test_a_checkout_without_the_config_fails_in_the_framework_and_allow_missing_config_lets_it_through(
+        pc_repo: GitRepo) -> None:
+    """The failure is the framework's own (its hook-impl, before any hook of the config runs): graphguard's install
+    says so, and the framework's `--allow-missing-config` is the way through; a branch whose config lacks graphguard
+    passes as it is."""
+    main_head = pc_repo.head
+    pc_repo.git("checkout", "-q", "-b", "bare")
+    _commit_without_hooks(pc_repo, {".pre-commit-config.yaml": None}, "no config")
+    pc_repo.git("checkout", "-q", "-b", "others", "main")
+    _commit_without_hooks(pc_repo, {".pre-commit-config.yaml": "repos: []\n"}, "a config without graphguard")
+    pc_repo.git("-c", "core.hooksPath=/dev/null", "checkout", "-q", "main")
+
+    r = run_cli(pc_repo, "install")
+    assert r.code == 0, r.err
+    assert "pre-commit install --allow-missing-config" in r.out and "No .pre-commit-config.yaml file was found" in r.out
+
+    proc = run_git(pc_repo, "checkout", "-q", "bare")
+    assert proc.returncode == 1 and "No .pre-commit-config.yaml file was found" in proc.stdout, proc.stdout
+    proc = run_git(pc_repo, "checkout", "-q", "others")
+    assert proc.returncode == 0, proc.stdout
+
+    pc_repo.git("-c", "core.hooksPath=/dev/null", "checkout", "-q", "main")
+    _run([sys.executable, "-m", "pre_commit", "install", "--allow-missing-config"], pc_repo.root, dict(os.environ))
+    assert "--allow-missing-config" not in run_cli(pc_repo, "install").out
+    for branch in ("bare", "others", "main"):
+        proc = run_git(pc_repo, "checkout", "-q", branch)
+        assert proc.returncode == 0, (branch, proc.stdout)
+    assert settled_meta(pc_repo) == main_head
+
+
+def test_install_over_the_framework_leaves_its_hooks_and_the_check_runs_once(pc_repo: GitRepo) -> None:
+    from graphguard.commands.install import LEGACY_SUFFIX
+
+    hooks = pc_repo.root / ".git" / "hooks"
+    before = {h: (hooks / h).read_bytes() for h in ("pre-commit", "post-commit", "post-checkout")}
+    r = run_cli(pc_repo, "install")
+    assert r.code == 0, r.err
+    assert f"left the pre-commit framework's pre-commit hook {hooks / 'pre-commit'}" in r.out
+    assert "runs graphguard (graphguard) there" in r.out and "runs graphguard (graphguard-refresh) there" in r.out
+    assert {h: (hooks / h).read_bytes() for h in before} == before
+    assert not list(hooks.glob(f"*{LEGACY_SUFFIX}"))
+    # pre-applypatch is no stage of the framework: graphguard's own hook checks `git am`.
+    assert "installed" in r.out and (hooks / "pre-applypatch").is_file()
+    # A passing commit runs every chained pre-commit hook: graphguard's check once.
+    proc = commit(pc_repo, {**BREAK, **FIX})
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.count("graphguard: pass") == 1, proc.stdout
+
+
+def test_an_earlier_install_chained_over_the_framework_is_undone(pc_repo: GitRepo) -> None:
+    from graphguard.commands.install import LEGACY_SUFFIX, is_ours, script
+
+    hooks = pc_repo.root / ".git" / "hooks"
+    framework = (hooks / "pre-commit").read_bytes()
+    # What install wrote before it knew the framework: the framework's shim kept aside, and run first.
+    os.replace(hooks / "pre-commit", hooks / f"pre-commit{LEGACY_SUFFIX}")
+    (hooks / "pre-commit").write_text(script("pre-commit"))
+    (hooks / "pre-commit").chmod(0o755)
+    assert commit(pc_repo, {**BREAK, **FIX}).stdout.count("graphguard: pass") == 2
+    pc_repo.git("reset", "-q", "--hard", "HEAD~1")
+    r = run_cli(pc_repo, "install")
+    assert r.code == 0, r.err
+    assert f"restored the pre-commit framework's pre-commit hook {hooks / 'pre-commit'}" in r.out and "twice" in r.out
+    assert (hooks / "pre-commit").read_bytes() == framework and not is_ours(str(hooks / "pre-commit"))
+    assert not (hooks / f"pre-commit{LEGACY_SUFFIX}").exists()
+    assert commit(pc_repo, {**BREAK, **FIX}).stdout.count("graphguard: pass") == 1

@@ -178,3 +178,36 @@ def test_a_reader_open_during_a_restore_keeps_the_graph_it_had(two_branches: Git
     assert reader.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0] == repo.head
     assert reader.execute("SELECT count(*) FROM files").fetchone()[0] == 14
     reader.close()
+
+
+def test_a_snapshot_unused_for_two_weeks_is_pruned(two_branches: GitRepo, graphguard: Run) -> None:
+    from graphguard.store import MAX_SNAPSHOT_AGE
+
+    repo = two_branches
+    for branch in ("main", "other", "main"):
+        repo.git("checkout", "-q", branch)
+        index(graphguard, repo)
+    other = repo.git("rev-parse", "other") + ".sqlite3"
+    assert other in snapshots(repo)
+    old = repo.graph_path.parent / "snapshots" / other
+    stamp = old.stat().st_mtime - MAX_SNAPSHOT_AGE - 60
+    os.utime(old, (stamp, stamp))
+    repo.git("checkout", "-q", "-b", "third")
+    repo.commit("third", package(12, "third"))
+    index(graphguard, repo)
+    assert other not in snapshots(repo) and snapshots(repo)
+
+
+def test_snapshots_past_the_size_bound_keep_only_the_newest(two_branches: GitRepo, graphguard: Run,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphguard import store
+
+    repo = two_branches
+    for branch in ("main", "other", "main"):
+        repo.git("checkout", "-q", branch)
+        index(graphguard, repo)
+    assert len(snapshots(repo)) == 2
+    monkeypatch.setattr(store, "MAX_SNAPSHOT_BYTES", 1)
+    repo.git("checkout", "-q", "other")
+    index(graphguard, repo)
+    assert len(snapshots(repo)) == 1

@@ -16,8 +16,12 @@ def hook_impl(repo_path: str, hook_type: str, args: Sequence[str]) -> int:
     if hook_type == "pre-applypatch" and _am_of_a_rebase(repo_path):
         return 0  # `git rebase --apply` replays through `git am`: its post-rewrite checks the rebase once
     if hook_type in ("pre-commit", "pre-merge-commit", "pre-applypatch"):
+        import os
+
         from graphguard.commands.check import check
 
+        # A cold index inside the hook shows its progress on any stderr (graphguard.indexer reads it).
+        os.environ["GRAPHGUARD_HOOK"] = hook_type
         return check(repo_path, staged=True)
     reads_stdin = hook_type in ("post-rewrite", "pre-push")
     stdin = "" if not reads_stdin or sys.stdin is None or sys.stdin.isatty() else sys.stdin.read(1 << 24)

@@ -53,13 +53,17 @@ def _fit_if_due(repo: Repo, head: str | None) -> str | None:
 
     if head is None or not fitting.due(repo.store.graph):
         return None
+    if not load_config(repo.root).retrieval_fit:
+        return "not fitted (retrieval_fit = false in the configuration); the default profile stays"
     if fitting.long_enough(repo.store.graph) and background.mode(os.environ) is background.Mode.BACKGROUND:
         store_dir = repo.store.dir
         try:
             background.launch(store_dir, repo.root, "index", os.environ)
         except (OSError, GraphguardError) as e:
             return f"not fitted (the background refresher did not start: {e}); the default profile stays"
-        return f"being fitted in the background (its log: {os.path.join(store_dir, 'refresh.log')}); the default profile until then"
+        return (f"being fitted in the background, up to {fitting.SECONDS:.0f} s of CPU (its log:"
+                f" {os.path.join(store_dir, 'refresh.log')}); the default profile until then;"
+                " retrieval_fit = false in [tool.graphguard] turns fitting off")
     try:
         fitted = fitting.refit(repo.store, repo.root, head, load_config(repo.root))
     except GraphguardError as e:  # the graph is built: a fit that could not run is said, not an error

@@ -195,8 +195,12 @@ def _refit_if_due(repo: Repo) -> None:
     head = graph_head(repo)
     if head is None or not fitting.due(repo.store.graph):
         return
+    config = load_config(repo.root)
+    if not config.retrieval_fit:
+        print(f"{_now()} fit: off (retrieval_fit = false)", flush=True)
+        return
     try:
-        fitting.refit(repo.store, repo.root, head, load_config(repo.root), log=lambda m: print(f"{_now()} {m}", flush=True))
+        fitting.refit(repo.store, repo.root, head, config, log=lambda m: print(f"{_now()} {m}", flush=True))
     except GraphguardError as e:
         print(f"{_now()} fit: not fitted ({e})", flush=True)
 

@@ -63,9 +63,29 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
         lines.append(f"  unresolved import {u['path']}:{u['line']} {u['module']}")
     if len(imp["unresolved_list"]) > 50:
         lines.append(f"  ... {len(imp['unresolved_list']) - 50} more (--format json lists all)")
+    lines += _test_data_hint(graph)
     for w in s["config_warnings"]:
         lines.append(f"  warning {w['path']}: {w['message']}")
     for path, message in graph.warnings()[:20]:
         lines.append(f"  warning {path}: {message}")
     output.write("\n".join(lines))
     return 0
+
+
+def _test_data_hint(graph: CodeGraph) -> list[str]:
+    """Files in folders of test data (modules.is_test_data): said, with how to leave them out of the graph."""
+    from graphguard.modules import is_test_data
+
+    folders: dict[str, int] = {}
+    for (path,) in graph.db.execute("SELECT path FROM files"):
+        if is_test_data(path):
+            parts = path.split("/")
+            top = next(i for i in range(1, len(parts)) if is_test_data("/".join(parts[:i])))
+            folders["/".join(parts[:top])] = folders.get("/".join(parts[:top]), 0) + 1
+    if not folders:
+        return []
+    named = ", ".join(f"{f}/ ({n})" for f, n in sorted(folders.items(), key=lambda kv: -kv[1])[:5])
+    globs = ", ".join(f'"{f}/**"' for f in sorted(folders)[:3])
+    return [(f"  hint {sum(folders.values())} files in folders of test data: {named}; indexed under their dotted paths"
+             f" only, never as top-level modules (a case named collections.py is not the stdlib's);"
+             f" exclude = [{globs}] in [tool.graphguard] leaves them out of the graph")]
