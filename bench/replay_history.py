@@ -155,7 +155,7 @@ def replay(name: str, source: Path, shas: list[str], launch: list[str], jsonl: P
     return outcomes
 
 
-def table(name: str, outcomes: list[Outcome], existed: int | None) -> str:
+def table(name: str, outcomes: list[Outcome], existed: int | None, sites: int) -> str:
     times = [o.seconds for o in outcomes if o.verdict != "error"]
     count = {v: sum(1 for o in outcomes if o.verdict == v) for v in ("block", "pass", "error")}
     lines = [f"== {name}: replayed {len(outcomes)}"
@@ -168,7 +168,9 @@ def table(name: str, outcomes: list[Outcome], existed: int | None) -> str:
     for o in outcomes:
         if o.verdict == "block":
             lines.append(f"   BLOCK {o.sha[:10]} {o.subject}")
-            lines.extend(f"      {site}" for site in o.broken)
+            lines.extend(f"      {site}" for site in o.broken[:sites])
+            if len(o.broken) > sites:
+                lines.append(f"      ... and {len(o.broken) - sites} more broken sites (--sites, --jsonl)")
         elif o.verdict == "error":
             lines.append(f"   ERROR {o.sha[:10]} {o.subject}: {o.detail}")
     return "\n".join(lines)
@@ -185,6 +187,7 @@ def main() -> int:
     p.add_argument("--cap", type=int, default=150)
     p.add_argument("--graphguard", type=Path, default=HERE, help="a checkout whose graphguard package to run")
     p.add_argument("--jsonl", type=Path, help="append every report here")
+    p.add_argument("--sites", type=int, default=12, help="broken sites printed per blocked commit")
     args = p.parse_args()
     launch = interpreter(args.graphguard.resolve())
     tables = []
@@ -204,9 +207,10 @@ def main() -> int:
             print(f"{name}: {existed} pre-filtered commits since {since}; replaying {len(shas)}", flush=True)
         if not shas:
             continue
-        tables.append(table(name, replay(name, Path(source), shas, launch, args.jsonl), existed))
+        tables.append(table(name, replay(name, Path(source), shas, launch, args.jsonl), existed, args.sites))
         print(tables[-1], flush=True)
-    print("\n".join(["", *tables]))
+    if len(tables) > 1:
+        print("\n".join(["", *tables]))
     print(f"graphguard: {args.graphguard.resolve()}  load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 
