@@ -108,3 +108,51 @@ def test_a_class_moved_and_imported_back_is_not_renamed_to_a_new_subclass(make_r
     })
     assert broken(data) == []
     assert data["verdict"] == "pass"
+
+
+@pytest.mark.xfail(strict=True, reason="resolve.py FileInfo.class_of cuts the scope at the first `.<locals>.`: `cls` "
+                   "(and `self`) in a method of a class nested in a function or method resolve to the outer class, "
+                   "so `cls(crawler)` is checked against the test class's constructor")
+def test_cls_in_a_class_nested_in_a_method_is_the_nested_class(make_repo: Callable[..., GitRepo],
+                                                               graphguard: Run) -> None:
+    # scrapy d3e15a10cf "Add ItemPipelineManager.process_item_async()" (new calls) and 6b2997af90 "Migrate to
+    # pytest-twisted" (TestCrawler's constructor became known): `return cls(crawler)` in a `from_crawler`
+    # classmethod of a class defined inside a test method
+    repo = make_repo({
+        "tests/__init__.py": "",
+        "tests/test_pipelines.py": "class TestCustomPipelineManager:\n    def test_plain(self):\n        assert True\n",
+    })
+    data = check_commit(graphguard, repo, {
+        "tests/test_pipelines.py": "class TestCustomPipelineManager:\n    def test_plain(self):\n        assert True\n\n"
+                                   "    def test_not_subclass(self):\n"
+                                   "        class CustomPipelineManager:\n"
+                                   "            def __init__(self, crawler):\n                self.crawler = crawler\n\n"
+                                   "            @classmethod\n            def from_crawler(cls, crawler):\n"
+                                   "                return cls(crawler)\n\n"
+                                   "        assert CustomPipelineManager.from_crawler(1).crawler == 1\n",
+    })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+
+
+@pytest.mark.xfail(strict=True, reason="impact.py _moved_argument: an argument that reached the old `*args` (which "
+                   "the old body forwarded) and reaches a named parameter of the new signature is blamed as "
+                   "'now binds to X (was *args)', though spelling out a forwarder's parameters keeps every call")
+def test_spelling_out_the_parameters_of_a_forwarder_keeps_its_positional_calls(make_repo: Callable[..., GitRepo],
+                                                                             graphguard: Run) -> None:
+    # scrapy b4d11b8b25 "Further reduce deps on unittest": `def _check_GET_x10(self, *args, **kwargs)` (forwarding to
+    # `self._check_GET(*args, **kwargs)`) became `async def _check_GET_x10(self, request, expected_body,
+    # expected_status)`; its callers pass those three positionally
+    before = ("class TestProtocol:\n    def _check_get(self, request, expected_body, expected_status):\n"
+              "        return request, expected_body, expected_status\n\n"
+              "    def _check_get_x10(self, *args, **kwargs):\n        return [self._check_get(*args, **kwargs)] * 10\n\n"
+              "    def test_small(self):\n        assert self._check_get_x10('r', b'body', 200)\n")
+    repo = make_repo({"tests/__init__.py": "", "tests/test_protocol.py": before})
+    data = check_commit(graphguard, repo, {
+        "tests/test_protocol.py": before.replace(
+            "def _check_get_x10(self, *args, **kwargs):\n        return [self._check_get(*args, **kwargs)] * 10",
+            "def _check_get_x10(self, request, expected_body, expected_status):\n"
+            "        return [self._check_get(request, expected_body, expected_status)] * 10"),
+    })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
