@@ -15,6 +15,7 @@ previous step left (warm), as a CI cache would keep it; the first step's cold in
 apart (`graphguard index` at the first commit's parent) and is not in the per-check figures.
 
 Selections:
+  --commits SHA...  just these (a blocked or slow commit again, with another --graphguard)
   --last N      the last N first-parent commits (a merge is checked against its first parent:
                 the whole merged change)
   --refactors   every first-parent commit between --since and --until whose diff (against the
@@ -182,6 +183,7 @@ def main() -> int:
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--last", type=int, help="the last N first-parent commits")
     mode.add_argument("--refactors", action="store_true", help="commits that change a def line and call it anew")
+    mode.add_argument("--commits", nargs="+", metavar="SHA", help="these commits (one project), oldest first")
     p.add_argument("--since", default="2024-12-02")
     p.add_argument("--until", default="2026-12-02")
     p.add_argument("--cap", type=int, default=150)
@@ -195,7 +197,9 @@ def main() -> int:
         name, _, source = spec.partition("=")
         repo = clone(name, Path(source))
         existed = None
-        if args.last:
+        if args.commits:
+            shas = [git(repo, "rev-parse", sha).decode().strip() for sha in args.commits]
+        elif args.last:
             shas = last_commits(repo, args.last)
         else:
             since = args.since
