@@ -190,3 +190,50 @@ def test_a_return_annotated_with_a_base_class_does_not_hide_the_subclass_overrid
     })
     assert broken(data) == []
     assert data["verdict"] == "pass"
+
+
+@pytest.mark.xfail(strict=True, reason="check/interface.py and impact.py look a symbol up by qualified name: two "
+                   "top-level `conf.py` (folders without __init__.py) are one module `conf`, so deleting one file's "
+                   "class makes the other file's use of its own class 'no longer exists' (issue 19 §1.6)")
+def test_a_files_own_class_wins_over_a_same_named_module_elsewhere(make_repo: Callable[..., GitRepo],
+                                                                   graphguard: Run) -> None:
+    # sphinx c384ab96c3 "Use Docutils translators directly in the writing phase": tests/roots/test-build-html-
+    # translator/conf.py (module `conf`) was deleted and its ConfHTMLTranslator moved into test_build_html.py;
+    # tests/roots/test-api-set-translator/conf.py defines its own ConfHTMLTranslator and uses it in setup()
+    conf = "class ConfHTMLTranslator:\n    pass\n\n\ndef setup(app):\n    app.set_translator('html', ConfHTMLTranslator)\n"
+    repo = make_repo({
+        "roots/test-api/conf.py": conf,
+        "roots/test-build/conf.py": conf,
+        "tests/__init__.py": "",
+        "tests/test_build.py": "def test_build():\n    assert True\n",
+    })
+    data = check_commit(graphguard, repo, {
+        "roots/test-build/conf.py": None,
+        "tests/test_build.py": "class ConfHTMLTranslator:\n    pass\n\n\ndef test_build():\n    assert ConfHTMLTranslator\n",
+    })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+
+
+@pytest.mark.xfail(strict=True, reason="sigdiff.compare / check/interface.py: a class defined under `if TYPE_CHECKING:` "
+                   "that becomes an annotated assignment there (the runtime `else:` branch binding it all along) is "
+                   "reported removed and every import of it broken (issue 19 §1.1's TYPE_CHECKING relative)")
+def test_a_type_checking_class_that_becomes_an_assignment_is_not_removed(make_repo: Callable[..., GitRepo],
+                                                                         graphguard: Run) -> None:
+    # sphinx ead64dfda8 "Introduce a new type for documenter options": in autodoc/_sentinels.py, `if TYPE_CHECKING:
+    # class ALL: ...` became `ALL: Final[ALL_T] = _AllTC.ALL`; the `else:` branch keeps `ALL = _All('ALL')`
+    runtime = "else:\n    ALL = _All('ALL')\n"
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/sentinels.py": "TYPE_CHECKING = False\n\n\nclass _All:\n    def __init__(self, name):\n        self.name = name\n\n\n"
+                            "if TYPE_CHECKING:\n    class ALL: ...\n" + runtime,
+        "pkg/options.py": "from pkg.sentinels import ALL\n\n\ndef members_option(arg):\n    return ALL if arg is None else arg\n",
+    })
+    data = check_commit(graphguard, repo, {
+        "pkg/sentinels.py": "TYPE_CHECKING = False\n\n\nclass _All:\n    def __init__(self, name):\n        self.name = name\n\n\n"
+                            "if TYPE_CHECKING:\n    import enum\n    from typing import Final\n\n"
+                            "    class _AllTC(enum.Enum):\n        ALL = enum.auto()\n\n"
+                            "    ALL: Final = _AllTC.ALL\n" + runtime,
+    })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
