@@ -3,7 +3,8 @@
 Each test is the smallest before/after that shows one pattern graphguard blocked in a correct,
 merged commit of a real project, checked as CI checks it (`check --base C~1 --head C`). They are
 xfail(strict=True) until the mechanism named in the reason is fixed: then they pass, xfail turns
-strict into a failure, and the marker goes.
+strict into a failure, and the marker goes. The ones without a marker failed on main at e12a6fe, where
+the replay ran, and pass since main's fixes of issue 19 §1.1, §1.2 and §1.6: they stay as regressions.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ def broken(data: dict[str, Any]) -> list[str]:
 CONFTEST = "class Err:\n    def __init__(self, message, errors=None):\n        self.message = message\n"
 
 
-@pytest.mark.xfail(strict=True, reason="check/interface.py keys a definition by its qualified name alone: when two "
-                   "files are the same module (`tests.conftest` under two roots) and one moves away, the name the "
-                   "other still defines is reported moved and its users broken")
 def test_a_name_two_files_define_is_not_moved_when_one_of_them_moves(make_repo: Callable[..., GitRepo],
                                                                       graphguard: Run) -> None:
     # pydantic de3175c15 "Migrate pydantic-core tests to main tests directory": pydantic-core/tests/conftest.py
@@ -59,9 +57,6 @@ def test_a_name_two_files_define_is_not_moved_when_one_of_them_moves(make_repo: 
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="sigdiff.compare / check/interface.py _signature_changes: a definition whose "
-                   "name the new file binds again (an import, an assignment) is reported removed; its users are "
-                   "decided against 'no longer exists' instead of what the name is bound to now (issue 19 §1.1)")
 def test_a_definition_replaced_by_an_import_of_the_same_name_is_not_removed(make_repo: Callable[..., GitRepo],
                                                                           graphguard: Run) -> None:
     # ansible b3c4154e86 "Use sentinel everywhere": `class NoTokenSentinel` in galaxy/token.py became
@@ -83,9 +78,6 @@ def test_a_definition_replaced_by_an_import_of_the_same_name_is_not_removed(make
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="sigdiff.find_moves / _renames: a class that left its file for another module, "
-                   "which the old file imports back, is paired with a new class of the old file as a rename; uses "
-                   "through the old module still bind (issue 19 §1.2)")
 def test_a_class_moved_and_imported_back_is_not_renamed_to_a_new_subclass(make_repo: Callable[..., GitRepo],
                                                                           graphguard: Run) -> None:
     # poetry 93baede18d "legacy repository: prefer JSON API to HTML API": SimpleRepositoryRootPage moved from
@@ -192,9 +184,6 @@ def test_a_return_annotated_with_a_base_class_does_not_hide_the_subclass_overrid
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="check/interface.py and impact.py look a symbol up by qualified name: two "
-                   "top-level `conf.py` (folders without __init__.py) are one module `conf`, so deleting one file's "
-                   "class makes the other file's use of its own class 'no longer exists' (issue 19 §1.6)")
 def test_a_files_own_class_wins_over_a_same_named_module_elsewhere(make_repo: Callable[..., GitRepo],
                                                                    graphguard: Run) -> None:
     # sphinx c384ab96c3 "Use Docutils translators directly in the writing phase": tests/roots/test-build-html-
@@ -215,9 +204,6 @@ def test_a_files_own_class_wins_over_a_same_named_module_elsewhere(make_repo: Ca
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="sigdiff.compare / check/interface.py: a class defined under `if TYPE_CHECKING:` "
-                   "that becomes an annotated assignment there (the runtime `else:` branch binding it all along) is "
-                   "reported removed and every import of it broken (issue 19 §1.1's TYPE_CHECKING relative)")
 def test_a_type_checking_class_that_becomes_an_assignment_is_not_removed(make_repo: Callable[..., GitRepo],
                                                                          graphguard: Run) -> None:
     # sphinx ead64dfda8 "Introduce a new type for documenter options": in autodoc/_sentinels.py, `if TYPE_CHECKING:
@@ -239,9 +225,6 @@ def test_a_type_checking_class_that_becomes_an_assignment_is_not_removed(make_re
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="sigdiff.compare / check/interface.py: a function moved to another module with a "
-                   "new signature, which the old module imports back and calls with that new signature, is reported "
-                   "removed and the same-file call 'calls ..., which no longer exists' (issue 19 §1.1's relative)")
 def test_a_function_moved_out_and_imported_back_still_binds_in_its_old_file(make_repo: Callable[..., GitRepo],
                                                                             graphguard: Run) -> None:
     # sphinx a4a8accbd5 "Extract _gather_members()" (_document_members moved from autodoc/_documenters.py to
