@@ -120,7 +120,8 @@ def _by_name_in_changed(overlay: Overlay, ic: InterfaceChange, found: dict[_Key,
     for p, fr in overlay.fresh_new.items():
         written = overlay.written.get(p, frozenset())
         for s in fr.sites:
-            if s.resolution is Resolution.UNRESOLVED and s.name == name and s.text.endswith("." + name):
+            # `super(Named, self).name()` left unresolved runs a class after Named: no guess by name.
+            if s.resolution is Resolution.UNRESOLVED and s.name == name and s.text.endswith("." + name) and not s.text.startswith("super("):
                 _add(found, _found(p, s._replace(resolution=resolution), reaches_new=reaches_new, init=False, written=written))
 
 
