@@ -12,7 +12,9 @@ outside the repository, no write of the name on such a receiver. Unknown receive
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -160,7 +162,7 @@ def _reads(overlay: Overlay, ic: InterfaceChange, lost: tuple[str, ...], using: 
     paths = sorted(p for p in (using | overlay.changed) if p in overlay.new_map.primary)[:MAX_FILES]
     found: list[_Read] = []
     written: set[str] = set()
-    for path, tree in _trees(overlay, paths):
+    for path, tree, lines in _trees(overlay, paths, wanted):
         info = resolver.info(path)
         if info is None:
             continue
@@ -172,7 +174,7 @@ def _reads(overlay: Overlay, ic: InterfaceChange, lost: tuple[str, ...], using: 
                 return _self_attribute(resolver, info, scope, text[5:], cls_name)
             return isinstance(t, Inst) and t.cls.qualname == cls_name
 
-        for scope, node in _walk(tree, ""):
+        for scope, node in _walk(tree, lines):
             full = f"{info.module}.{scope}" if scope else info.module
             if isinstance(node, ast.Attribute) and node.attr in wanted and exact(scope, node.value):
                 if isinstance(node.ctx, ast.Load):
@@ -205,8 +207,10 @@ def _self_attribute(resolver: Resolver, info: ModuleInfo, scope: str, attr: str,
     return all(isinstance(t := resolver.held(info, b), Inst) and t.cls.qualname == cls_name for b in own)
 
 
-def _trees(overlay: Overlay, paths: list[str]) -> Iterator[tuple[str, ast.Module]]:
-    """The new version of each file, parsed; one that is too large or does not parse is skipped."""
+def _trees(overlay: Overlay, paths: list[str], fields: Iterable[str]) -> Iterator[tuple[str, ast.Module, list[int]]]:
+    """The new version of each file that mentions one of `fields`, parsed, with the lines that do; a file
+    that is too large or does not parse is skipped."""
+    mention = re.compile(rb"\b(?:" + b"|".join(re.escape(f.encode()) for f in fields) + rb")\b")
     new = overlay.sides.new.data
     unchanged: dict[str, list[str]] = {}
     for p in paths:
@@ -216,34 +220,43 @@ def _trees(overlay: Overlay, paths: list[str]) -> Iterator[tuple[str, ast.Module
     texts |= {p: data for sha, data in git.read_blobs(overlay.indexer.root, list(unchanged)) for p in unchanged[sha]}
     for path in paths:
         data = texts.get(path)
-        if data is None or len(data) > MAX_BYTES:
+        if data is None or len(data) > MAX_BYTES or not mention.search(data):  # most files never write the name
             continue
+        lines = [i for i, line in enumerate(data.splitlines(), 1) if mention.search(line)]
         try:
-            yield path, ast.parse(data)
+            yield path, ast.parse(data), lines
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
 
 
-def _walk(node: ast.AST, scope: str) -> Iterator[tuple[str, ast.AST]]:
-    """Every node with the local qualname of its scope, as the facts name scopes (`f.<locals>.g`, `C.m`)."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for d in (*child.decorator_list, *(child.bases if isinstance(child, ast.ClassDef) else ())):
-                yield from _walk_expr(d, scope)
-            inner = f"{scope}.{child.name}" if scope else child.name
-            if isinstance(child, ast.ClassDef):
-                yield from _walk(child, inner)
-            else:
-                yield from _walk(child.args, scope)
-                yield from _walk(ast.Module(body=child.body, type_ignores=[]), inner + ".<locals>")
-        else:
-            yield scope.removesuffix(".<locals>"), child
-            yield from _walk(child, scope)
+def _walk(tree: ast.Module, lines: list[int]) -> Iterator[tuple[str, ast.AST]]:
+    """The nodes that span one of `lines` (sorted), with the local qualname of their scope, as the facts
+    name scopes (`f.<locals>.g`, `C.m`): the rest of the file is not walked."""
+    todo: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]  # (node, its scope, the scope is a function)
+    while todo:
+        node, scope, in_function = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if first is not None and last is not None and not _spans(lines, first, last):
+                continue
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                yield scope, child
+                todo.append((child, scope, in_function))
+                continue
+            name = f"{scope}.<locals>.{child.name}" if in_function else f"{scope}.{child.name}" if scope else child.name
+            outer: list[ast.AST] = list(child.decorator_list)  # evaluated where the definition stands
+            outer += [*child.bases, *child.keywords] if isinstance(child, ast.ClassDef) else [child.args, *([child.returns] if child.returns else [])]
+            for n in outer:
+                yield scope, n
+                todo.append((n, scope, in_function))
+            for stmt in child.body:
+                yield name, stmt
+                todo.append((stmt, name, not isinstance(child, ast.ClassDef)))
 
 
-def _walk_expr(node: ast.AST, scope: str) -> Iterator[tuple[str, ast.AST]]:
-    yield scope.removesuffix(".<locals>"), node
-    yield from _walk(node, scope)
+def _spans(lines: list[int], first: int, last: int) -> bool:
+    i = bisect.bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
 
 
 def _chain(node: ast.expr) -> str:
