@@ -92,6 +92,8 @@ def test_a_renamed_field_breaks_its_reads_and_replace(make_repo: Callable[..., G
             | _marked(repo, "pkg/mode.py", "# keyword call") | _marked(repo, "pkg/users.py", "# read"))
     assert set(broken) == want  # `anything.line_length`: its class is unknown, it is not reported (same line as a known read)
     assert broken[next(iter(_marked(repo, "pkg/mode.py", "return mode.line_length")))] == "reads field 'line_length', which Mode no longer has"
+    callers = {(c["path"], c["line"]): c["caller"] for ch in r.json["changes"] for c in ch["callers"]}
+    assert callers[next(iter(_marked(repo, "pkg/users.py", "self.mode.line_length")))] == "pkg.users.Formatter.limit"
     wider = next(iter(_marked(repo, "pkg/mode.py", "magic=False")))
     assert broken[wider] == "dataclasses.replace() sets field 'line_length', which Mode no longer has"
 

@@ -232,26 +232,21 @@ def _trees(overlay: Overlay, paths: list[str], fields: Iterable[str]) -> Iterato
 def _walk(tree: ast.Module, lines: list[int]) -> Iterator[tuple[str, ast.AST]]:
     """The nodes that span one of `lines` (sorted), with the local qualname of their scope, as the facts
     name scopes (`f.<locals>.g`, `C.m`): the rest of the file is not walked."""
-    todo: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]  # (node, its scope, the scope is a function)
+    todo: list[tuple[ast.AST, str, bool]] = [(n, "", False) for n in tree.body]  # (node, its scope, the scope is a function)
     while todo:
         node, scope, in_function = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            first, last = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
-            if first is not None and last is not None and not _spans(lines, first, last):
-                continue
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                yield scope, child
-                todo.append((child, scope, in_function))
-                continue
-            name = f"{scope}.<locals>.{child.name}" if in_function else f"{scope}.{child.name}" if scope else child.name
-            outer: list[ast.AST] = list(child.decorator_list)  # evaluated where the definition stands
-            outer += [*child.bases, *child.keywords] if isinstance(child, ast.ClassDef) else [child.args, *([child.returns] if child.returns else [])]
-            for n in outer:
-                yield scope, n
-                todo.append((n, scope, in_function))
-            for stmt in child.body:
-                yield name, stmt
-                todo.append((stmt, name, not isinstance(child, ast.ClassDef)))
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if first is not None and last is not None and not _spans(lines, first, last):
+            continue
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield scope, node
+            todo += [(child, scope, in_function) for child in ast.iter_child_nodes(node)]
+            continue
+        name = f"{scope}.<locals>.{node.name}" if in_function else f"{scope}.{node.name}" if scope else node.name
+        outer: list[ast.AST] = list(node.decorator_list)  # evaluated where the definition stands
+        outer += [*node.bases, *node.keywords] if isinstance(node, ast.ClassDef) else [node.args, *([node.returns] if node.returns else [])]
+        todo += [(n, scope, in_function) for n in outer]
+        todo += [(stmt, name, not isinstance(node, ast.ClassDef)) for stmt in node.body]
 
 
 def _spans(lines: list[int], first: int, last: int) -> bool:
