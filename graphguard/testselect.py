@@ -347,10 +347,12 @@ def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
         nxt: list[tuple[int | None, str]] = []
         for i in range(0, len(ids), _CHUNK):
             chunk = ids[i:i + _CHUNK]
-            for src, src_path in db.execute(
-                    "SELECT e.src, s.path FROM file_edges e JOIN files s ON s.id = e.src"
-                    f" WHERE e.dst IN ({','.join('?' * len(chunk))}) AND e.kind = 'import'", chunk):
-                if src not in seen_ids:
+            marks = ",".join("?" * len(chunk))
+            in_function = _imported_in_functions_only(db, chunk, marks)
+            for src, dst, src_path in db.execute(
+                    "SELECT e.src, e.dst, s.path FROM file_edges e JOIN files s ON s.id = e.src"
+                    f" WHERE e.dst IN ({marks}) AND e.kind = 'import'", chunk):
+                if src not in seen_ids and (src, dst) not in in_function:
                     seen_ids.add(src)
                     nxt.append((src, src_path))
         level = nxt
@@ -359,10 +361,30 @@ def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
     return out
 
 
+def _imported_in_functions_only(db: sqlite3.Connection, dsts: list[int], marks: str) -> set[tuple[int, int]]:
+    """(importer, imported) whose every import statement sits in a function: importing the importer runs none
+    of them (pydantic's `__init__.__getattr__` imports its modules when asked). Other edges (a name used
+    through a module attribute, say) are followed as they are."""
+    scopes: dict[tuple[int, int], list[bool]] = {}
+    for src, dst, scope, in_function in db.execute(
+            "SELECT i.file_id, i.target_file, i.scope, EXISTS(SELECT 1 FROM symbols y WHERE y.file_id = i.file_id"
+            " AND y.qualname = f.module || '.' || i.scope AND y.kind IN ('function', 'method'))"
+            f" FROM imports i JOIN files f ON f.id = i.file_id WHERE i.target_file IN ({marks}) AND i.scope != ''", dsts):
+        scopes.setdefault((src, dst), []).append(bool(in_function) or ".<locals>." in scope)
+    module_level = {(src, dst) for src, dst in db.execute(
+        f"SELECT file_id, target_file FROM imports WHERE target_file IN ({marks}) AND scope = ''", dsts)}
+    return {k for k, fns in scopes.items() if all(fns) and k not in module_level}
+
+
 def _ranked(walk: _Walk, limit: int) -> Selection:
     lines = _def_lines(walk, {p for p, _ in walk.test_hits})
     files = dict(walk.file_hits)
-    tests = {k: d for k, d in walk.test_hits.items() if k[0] not in files}
+    tests = {}
+    for k, d in walk.test_hits.items():
+        if k[0] in files:  # the whole file is listed: at its nearest test's distance, never farther
+            files[k[0]] = min(files[k[0]], d)
+        else:
+            tests[k] = d
     # Over the cap: the files with the most tests become one entry each (running a file costs no more than listing its tests).
     per_file: dict[str, list[tuple[str, str]]] = {}
     for k in tests:

@@ -13,7 +13,7 @@ from graphguard.config import Config
 from graphguard.graph import CodeGraph
 from graphguard.result import CallerImpact, Status
 from graphguard.testselect import Selection, enclosing_test, is_test_module, node_id, parameter_names, select_tests
-from tests.helpers import GitRepo, Result
+from tests.helpers import GitRepo, Result, source
 
 LIB = {
     "pkg/__init__.py": "",
@@ -269,3 +269,60 @@ def test_a_method_nothing_calls_by_name_falls_back_to_the_files_importing_it(
     _, sel = _select(repo, graphguard, BREAK)
     # A property is read, never called: the test file that imports its module is named whole, one call farther.
     assert _names(sel) == {"tests/test_label.py": 2}
+
+
+def _select_for(repo: GitRepo, graphguard: Callable[..., Result], change: dict[str, str | None], symbol: str,
+                *, limit: int) -> Selection:
+    """As `_select`, for the change of `symbol`."""
+    repo.write(change)
+    repo.git("add", "-A")
+    report = json.loads(graphguard(repo, "check", "--staged", "--format", "json").out)
+    ch = next(c for c in report["changes"] if c["symbol"] == symbol)
+    callers = [CallerImpact(c["path"], c["line"], c["end_line"], c["caller"], Status(c["status"]), c["reason"], c["kind"], c["resolution"])
+               for c in ch["callers"]]
+    with _graph(repo) as graph:
+        return select_tests(graph, Config(), callers, symbol, changed_path=ch["path"], limit=limit)
+
+
+UTILS = {
+    "pkg/_utils.py": "def lenient_issubclass(cls, base):\n    return True\n",
+    "tests/test_utils.py": "from pkg import _config\nfrom pkg._utils import lenient_issubclass\n" + "".join(
+        f"\n\ndef test_lenient_{i}():\n    assert lenient_issubclass(int, object) and _config\n" for i in range(3)),
+}
+STRICT = {"pkg/_utils.py": "def lenient_issubclass(cls, base, strict):\n    return True\n"}
+
+
+def test_the_nearest_tests_are_never_cut(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    # pydantic's lenient_issubclass: run at import time (two calls away) by a module every test file
+    # imports, and called directly by three tests of a file that imports that module too.
+    files = {f"tests/test_a{i:02}.py": f"from pkg import _config\n\n\ndef test_{i}():\n    assert _config.IS_INT\n" for i in range(12)}
+    repo = make_repo({"pkg/__init__.py": "", **UTILS, **files, "pkg/_config.py": source("""
+        from pkg._utils import lenient_issubclass
+
+
+        def check():
+            return lenient_issubclass(int, object)
+
+
+        IS_INT = check()
+        """)})
+    sel = _select_for(repo, graphguard, STRICT, "pkg._utils.lenient_issubclass", limit=10)
+    names = _names(sel)
+    assert names["tests/test_utils.py"] == 1  # its tests call it: the file is at their distance, listed first
+    assert sel.hits[0].name == "tests/test_utils.py" and sel.hits[0].direct
+    assert len(sel.hits) == 10 and sel.omitted == 3
+
+
+def test_an_import_inside_a_function_of_a_package_init_runs_nothing_at_import(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result]) -> None:
+    # pydantic's `__init__.__getattr__` imports its modules when asked: importing the package runs none of them.
+    files = {f"tests/test_a{i:02}.py": f"import pkg\n\n\ndef test_{i}():\n    assert pkg\n" for i in range(12)}
+    repo = make_repo({**UTILS, **files,
+                      "pkg/__init__.py": "def __getattr__(name):\n    from pkg import _config\n    return getattr(_config, name)\n",
+                      "pkg/_config.py": "from pkg._utils import lenient_issubclass\n\nIS_INT = lenient_issubclass(int, object)\n",
+                      "tests/test_config.py": "from pkg._config import IS_INT\n\n\ndef test_c():\n    assert IS_INT\n"})
+    sel = _select_for(repo, graphguard, STRICT, "pkg._utils.lenient_issubclass", limit=10)
+    names = _names(sel)
+    # The test files importing pkg._config (test_utils.py too: it is listed whole, at its tests' distance), none of the others.
+    assert names == {"tests/test_config.py": 1, "tests/test_utils.py": 1}
+    assert sel.omitted == 0

@@ -10,6 +10,7 @@
     leftout.*             what `exclude` and `generated` left unchecked (every changed file, every use) -> warnings
     calls.find            calls written in this change, bound to their (unchanged) target -> SymbolImpact
     decide.decide         each use bound to the new signature               -> SymbolImpact
+    fields.attach         a dataclass's lost fields, read or replaced on receivers of the class
     suppress.apply        sites the file says not to blame (an inline ignore, `pytest.raises(TypeError)`)
     tests_to_run.attach   the tests that reach the callers                   -> SymbolImpact.tests
     merge.intersect       a merge: the same, against each other parent; a site is blamed only when broken from each
@@ -30,7 +31,7 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, interface, leftout, merge, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
+from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -163,6 +164,7 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisio
         entry = decide.decide(over, config, ic, its_uses)
         if entry is not None:
             changes.append(entry)
+    changes = fields.attach(over, changes, [(ic, g.uses) for ic, g in zip(found.changes, every, strict=True)])
     new_calls = calls.find(over, config, found)
     changes += new_calls
     changes, ignore_warnings = suppress.apply(over, changes)

@@ -56,6 +56,8 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
                 _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
+    if ic.is_method:
+        _by_name_in_changed(overlay, ic, found, reaches_new)
     if _name_shared(overlay.old_map, ic.path) or _name_shared(overlay.new_map, ic.where):
         _keep_own(overlay, ic, found)
     uses = [f for f in found.values() if not config.is_generated(f.path)] if config.generated else list(found.values())
@@ -106,6 +108,21 @@ def _stored_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found]
         _add(found, _from_graph(u, resolution, reaches_new=reaches_new, init=u.via_init))
     for f in _limited_uses(overlay.graph, ic.qualname, changed, reaches_new=reaches_new):
         _add(found, f)
+
+
+def _by_name_in_changed(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found], reaches_new: bool) -> None:
+    """Changed files: `x.name(...)` on a receiver of unknown type, by the method's name, as the stored
+    graph answers for the unchanged files (graph.uses_of): the changed file's own callers are callers too."""
+    resolution = overlay.graph.by_name_resolution(ic.qualname)
+    if resolution is Resolution.CANDIDATE:
+        return
+    name = ic.qualname.rsplit(".", 1)[-1]
+    for p, fr in overlay.fresh_new.items():
+        written = overlay.written.get(p, frozenset())
+        for s in fr.sites:
+            # `super(Named, self).name()` left unresolved runs a class after Named: no guess by name.
+            if s.resolution is Resolution.UNRESOLVED and s.name == name and s.text.endswith("." + name) and not s.text.startswith("super("):
+                _add(found, _found(p, s._replace(resolution=resolution), reaches_new=reaches_new, init=False, written=written))
 
 
 def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found], reaches_new: bool) -> None:
