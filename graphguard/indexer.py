@@ -53,6 +53,20 @@ class Entry:
 # --- parsing (runs in worker processes: module-level, picklable) ----------------------------
 
 
+#: An update whose plan re-resolves more than this share of the stored files (and at least REBUILD_FROM of
+#: them) rebuilds the graph instead: every file resolved from a module map in memory into emptied tables costs
+#: less than that many resolved through the stored map with their rows replaced one by one. Measured on
+#: ansible (1,554 files): 375 files re-resolved in 10.5 s, all 1,554 rebuilt in 7.2 s; even at 0.16.
+REBUILD_SHARE = 0.15
+#: Below this many files to re-resolve an update is quick whichever way it goes: it keeps its plan.
+REBUILD_FROM = 100
+
+
+def rebuild_is_cheaper(dirty: int, files: int) -> bool:
+    """Would re-resolving `dirty` of `files` cost more than a rebuild? Measured by the plan's size."""
+    return dirty >= REBUILD_FROM and dirty > REBUILD_SHARE * files
+
+
 def parse_blob(data: bytes) -> str:
     from graphguard.languages import python
 
@@ -478,6 +492,8 @@ class Indexer:
         with self.phases("find dirty"):
             digests = {p: interface_digests(self.facts(modified[p].blob) or FileFacts()) for p in changed}
             dirty = self._dirty(old, n_old, [], [], changed, digests, modmap)
+        if rebuild_is_cheaper(len(dirty), n_old):
+            return self._update_unsafe(head, rebuild=True)
         ids = {p: v[0] for p, v in old.items()}
         job = _Job(self, modified, ids, set(changed), modmap, digests, sorted(dirty), stored=True)
         sources = self._resolve(job)
@@ -490,7 +506,7 @@ class Indexer:
 
     # an update that lists the whole tree
 
-    def _update_unsafe(self, head: str) -> IndexResult:
+    def _update_unsafe(self, head: str, *, rebuild: bool = False) -> IndexResult:
         db = self.store.graph
         with self.phases("list files"):
             entries, warnings = self.snapshot(head)
@@ -508,7 +524,8 @@ class Indexer:
         with self.phases("module map"):
             modmap = ModuleMap.build(new)
             cold = (
-                not old
+                rebuild
+                or not old
                 or self.store.meta("config") != self.config.digest()
                 or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
             )
@@ -517,6 +534,8 @@ class Indexer:
             digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
             self._old_map = ModuleMap.build(old) if (added or removed) and not cold else modmap
             dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap)
+            if rebuild_is_cheaper(len(dirty), len(new)):
+                dirty = set(new)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
         rebuild = dirty == set(new)
         changed = set(new) if rebuild else set(added) | set(modified)

@@ -427,3 +427,17 @@ def test_a_class_decorator_argument_edit_re_resolves_no_user(make_repo: Callable
     repo.commit("dataclass arguments", {"pkg/point.py": point.replace("frozen=True", "frozen=False, order=True")})
     assert resolved_by_index(graphguard, repo) == 1
     assert_same_as_fresh(repo, "after a class decorator's arguments changed")
+
+
+def test_an_update_that_would_re_resolve_most_files_rebuilds_the_graph(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `f` becoming a class changes how each of its 110 users binds: 111 of 113 files to re-resolve, so the
+    # update resolves all 113 into emptied tables instead (the cheaper plan), and the graph is a fresh one.
+    files = {"pkg/__init__.py": "", "pkg/hub.py": "def f(a):\n    return a\n", "pkg/lone.py": "X = 1\n"}
+    files.update({f"pkg/use{i}.py": f"from pkg.hub import f\n\n\ndef g{i}():\n    return f({i})\n" for i in range(110)})
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("f becomes a class", {"pkg/hub.py": "class f:\n    def __init__(self, a):\n        self.a = a\n"})
+    assert resolved_by_index(graphguard, repo) == 113
+    assert_same_as_fresh(repo, "after the rebuild")
+    repo.commit("one file", {"pkg/hub.py": "class f:\n    def __init__(self, a):\n        self.a = a\n", "pkg/lone.py": "X = 2\n"})
+    assert resolved_by_index(graphguard, repo) == 1  # lone.py alone: no rebuild
