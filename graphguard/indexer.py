@@ -491,7 +491,7 @@ class Indexer:
         modmap = _StoredMap(self, roots)
         with self.phases("find dirty"):
             digests = {p: interface_digests(self.facts(modified[p].blob) or FileFacts()) for p in changed}
-            dirty = self._dirty(old, n_old, [], [], changed, digests, modmap)
+            dirty = self._dirty(old, n_old, [], [], changed, digests, modmap, {p: modified[p].blob for p in changed})
         if rebuild_is_cheaper(len(dirty), n_old):
             return self._update_unsafe(head, rebuild=True)
         ids = {p: v[0] for p, v in old.items()}
@@ -533,7 +533,8 @@ class Indexer:
             # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
             digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
             self._old_map = ModuleMap.build(old) if (added or removed) and not cold else modmap
-            dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap)
+            dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap,
+                                                      {p: new[p].blob for p in modified})
             if rebuild_is_cheaper(len(dirty), len(new)):
                 dirty = set(new)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
@@ -564,6 +565,7 @@ class Indexer:
         modified: list[str],
         digests: dict[str, dict[str, str]],
         modmap: ModuleMap,
+        blobs: dict[str, str],
     ) -> set[str]:
         """Files whose resolution can differ: the changed ones and those that use a name whose interface changed.
         `old` holds the stored rows of the changed files at least (`n_old` files are stored); the rows of the
@@ -594,7 +596,8 @@ class Indexer:
         for p in removed:
             push(p, {EVERY_NAME})
         for p in modified:
-            push(p, changed_names(_stored_digests(old[p][3]), digests[p]))
+            names = changed_names(_stored_digests(old[p][3]), digests[p])
+            push(p, names | self._made_by(blobs[p], names))
         if added or removed:
             affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
             clean -= len(affected - dirty - fresh)
@@ -625,6 +628,15 @@ class Indexer:
                 # Subclasses, re-exports and what is derived from them pass the change on.
                 push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
         return dirty - gone
+
+    def _made_by(self, blob: str, names: set[str]) -> set[str]:
+        """A changed file's own module-level names made by calling one whose return annotation changed
+        (`obj = make()`): what they are bound to changed with it, though their digests did not."""
+        _, results = returns_of(names)
+        facts = self.facts(blob) if results else None
+        if facts is None:
+            return set()
+        return _derived(facts, {n.rsplit(".", 1)[-1] for n in results})  # `warning`, not its class `Display`
 
     def _affected_by_modules(
         self, paths: list[str], names_of: Callable[[str], list[str]], old_map: ModuleMap, modmap: ModuleMap
@@ -716,21 +728,9 @@ class Indexer:
         if EVERY_NAME in bound:
             return {EVERY_NAME}
         refs = bound | {part for n in used - {EVERY_NAME} for part in n.split(".")}
-
-        def mentions(text: str | None) -> bool:
-            return bool(text) and not refs.isdisjoint(_WORD.findall(text or ""))
-
-        if any(d.kind is DefKind.CLASS and any(mentions(b) for b in d.bases) for d in facts.definitions):
+        if any(d.kind is DefKind.CLASS and any(_mentions(b, refs) for b in d.bases) for d in facts.definitions):
             return {EVERY_NAME}
-        derived = set(bound)
-        grew = True
-        while grew:  # `a = make()` then `b = a.build()`: to a fixed point
-            before = len(derived)
-            refs |= derived
-            derived |= {b.target for b in facts.bindings if not b.scope and "." not in b.target and mentions(b.value)}
-            derived |= {d.qualname for d in facts.definitions if "." not in d.qualname and mentions(d.returns)}
-            grew = len(derived) > before
-        return derived
+        return bound | _derived(facts, refs)
 
     def _rebinds(self, file_id: int, facts: FileFacts, modules: list[str], names: set[str]) -> set[str]:
         """The names a file binds at module level by importing `names` from one of `modules`; for EVERY_NAME,
@@ -1195,6 +1195,25 @@ class _Test(frozenset[str]):
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._test(key)
+
+
+def _mentions(text: str | None, refs: set[str]) -> bool:
+    return bool(text) and not refs.isdisjoint(_WORD.findall(text or ""))
+
+
+def _derived(facts: FileFacts, refs: set[str]) -> set[str]:
+    """The module-level names a file derives from `refs`: a binding (`obj = make()`), a function returning one
+    (`def get() -> K`), and so on (`b = obj.build()`), to a fixed point."""
+    refs = set(refs)
+    derived: set[str] = set()
+    grew = True
+    while grew:
+        before = len(derived)
+        refs |= derived
+        derived |= {b.target for b in facts.bindings if not b.scope and "." not in b.target and _mentions(b.value, refs)}
+        derived |= {d.qualname for d in facts.definitions if "." not in d.qualname and _mentions(d.returns, refs)}
+        grew = len(derived) > before
+    return derived
 
 
 def _in_map(m: ModuleMap, path: str) -> bool:

@@ -441,3 +441,18 @@ def test_an_update_that_would_re_resolve_most_files_rebuilds_the_graph(make_repo
     assert_same_as_fresh(repo, "after the rebuild")
     repo.commit("one file", {"pkg/hub.py": "class f:\n    def __init__(self, a):\n        self.a = a\n", "pkg/lone.py": "X = 2\n"})
     assert resolved_by_index(graphguard, repo) == 1  # lone.py alone: no rebuild
+
+
+def test_a_return_type_edit_reaches_a_module_level_object_made_by_the_function(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `obj = make()` in the changed file itself: a file that imports `obj` (not `make`) binds `obj.close()` anew.
+    make = "from pkg.note import Note, Other\n\n\ndef make() -> Note:\n    return Note()\n\n\nobj = make()\n"
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/note.py": NOTE,
+        "pkg/make.py": make,
+        "pkg/use.py": "from pkg.make import obj\n\n\ndef go():\n    return obj.close()\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("make returns Other", {"pkg/make.py": make.replace("-> Note:", "-> Other:")})
+    index_and_compare(graphguard, repo, "after the return type changed")
+    assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
