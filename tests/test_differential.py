@@ -456,3 +456,18 @@ def test_a_return_type_edit_reaches_a_module_level_object_made_by_the_function(m
     repo.commit("make returns Other", {"pkg/make.py": make.replace("-> Note:", "-> Other:")})
     index_and_compare(graphguard, repo, "after the return type changed")
     assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
+
+
+def test_a_return_type_edit_reaches_a_caller_through_a_subclass_in_a_third_file(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    display = "from pkg.note import Note, Other\n\n\n" + DISPLAY.replace("-> None:", "-> Note:")
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/note.py": NOTE,
+        "pkg/display.py": display,
+        "pkg/mine.py": "from pkg.display import Display\n\n\nclass Mine(Display):\n    pass\n",
+        "pkg/use.py": "from pkg.mine import Mine\n\n\ndef go():\n    return Mine().warning('x').close()\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("warning returns Other", {"pkg/display.py": display.replace("-> Note:", "-> Other:")})
+    index_and_compare(graphguard, repo, "after the return type changed")
+    assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
