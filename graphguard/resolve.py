@@ -994,11 +994,13 @@ EVERY_NAME = "*"
 def interface_digests(facts: FileFacts) -> dict[str, str]:
     """Per top-level name, what other files' resolution can depend on.
 
-    A function's kind and return annotation; a class's bases, members, their return
-    annotations and typed attributes; what an import or assignment binds. Comparing
-    two versions name by name tells which names changed, so only the files that use
-    those names are re-resolved (a body-only edit, or an added function, changes none
-    that anybody uses).
+    A function's kind; a class's bases, members and typed attributes; what an import or
+    assignment binds; and, under `name()` (RETURNS), each function's return annotation on
+    its own: it types what a call returns, which only a file using that result depends on.
+    Comparing two versions name by name tells which names changed, so only the files that
+    use those names are re-resolved (a body-only edit, a docstring, a decorator's argument,
+    or an added function, changes none that anybody uses). Lines are in no digest: no other
+    file's rows hold a line of this one.
     """
     import hashlib
 
@@ -1010,12 +1012,14 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     for d in facts.definitions:
         if ".<locals>." in d.qualname:
             continue
-        item: tuple[object, ...] = (d.qualname, d.kind.value, d.returns, d.bases)
+        item: tuple[object, ...] = (d.qualname, d.kind.value, d.bases)
         if d.kind is DefKind.CLASS and d.decorators:  # `@dataclass` makes the constructor (only then: digests stay as they were)
-            item += (d.decorators,)
+            item += (tuple(x.split("(", 1)[0] for x in d.decorators),)  # that it has them, not their arguments
         add(d.qualname.split(".", 1)[0], item)
         if "." in d.qualname:  # a member on its own too: `x.close()` on an untyped receiver matches it by name
             add(d.qualname, item)
+        if d.returns:  # apart: only a use of the call's result depends on it (see returns_of)
+            add(d.qualname + RETURNS, (d.returns,))
     for i in facts.imports:
         if not i.scope:
             add(EVERY_NAME if i.name == "*" else i.bound_name, (i.module, i.level, i.name, i.alias))
@@ -1074,6 +1078,17 @@ def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
             (stmts.setdefault(arms.arms[a].stmt, len(stmts)), arms.by_stmt[arms.arms[a].stmt].index(a),
              arms.arms[a].kind.value, arms.arms[a].exhaustive) for a in path)))
     return shape
+
+
+#: The digest key of what calling a name returns: `Display.warning()`.
+RETURNS = "()"
+
+
+def returns_of(names: set[str]) -> tuple[set[str], set[str]]:
+    """`names` split into those whose binding changed and those whose return annotation alone did (the latter
+    without the RETURNS mark): a file whose own calls to one of the latter discard the result resolves as before."""
+    returns = {n.removesuffix(RETURNS) for n in names if n.endswith(RETURNS)}
+    return {n for n in names if not n.endswith(RETURNS)}, returns
 
 
 def changed_names(old: dict[str, str], new: dict[str, str]) -> set[str]:

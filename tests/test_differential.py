@@ -319,3 +319,155 @@ def test_random_walk_over_branches_merges_and_rebases_matches_a_fresh_index(
     # The walk took every kind of move (a seed that skips one would prove less than it claims).
     assert {"edit", "touch", "add", "remove", "rename", "package", "unpackage", "bulk", "branch", "checkout", "merge", "rebase",
             "cherry-pick"} <= set(done), done
+
+
+# --- what an edit re-resolves: only the files whose resolution it can change (issue 19 §3) --------------------
+
+
+DISPLAY = (
+    "class Display:\n"
+    "    def warning(self, msg: str, formatted: bool = False) -> None:\n"
+    '        """Show a warning."""\n'
+    "        print(msg)\n"
+    "\n"
+    "    def banner(self, msg):\n"
+    "        return msg\n"
+)
+NOTE = "class Note:\n    def close(self):\n        return 1\n\n\nclass Other:\n    def close(self, a):\n        return a\n"
+
+
+def display_users(n: int) -> dict[str, str]:
+    """`pkg/display.py` and `n` modules that call `Display.warning` and drop its result, as ansible's do."""
+    files = {"pkg/__init__.py": "", "pkg/display.py": DISPLAY, "pkg/note.py": NOTE}
+    for i in range(n):
+        files[f"pkg/user{i}.py"] = (
+            "from pkg.display import Display\n\ndisplay = Display()\n\n\n"
+            f"def run{i}(x):\n    display.warning('careful')\n    return display.banner(x)\n"
+        )
+    return files
+
+
+def resolved_by_index(graphguard: Run, repo: GitRepo) -> int:
+    r = graphguard(repo, "index", "--format", "json")
+    assert r.code == 0, r.err
+    return int(r.json["resolved"])
+
+
+@pytest.mark.parametrize(("what", "old", "new"), [
+    ("a return annotation", "formatted: bool = False) -> None:", 'formatted: bool = False) -> "None":'),
+    ("a parameter annotation", "msg: str,", "msg: object,"),
+    ("a docstring", '"""Show a warning."""', '"""Show a warning, once."""'),
+    ("a body", "        print(msg)\n", "        print(msg)\n        print(formatted)\n"),
+])
+def test_an_edit_inside_a_method_re_resolves_only_its_own_file(
+    make_repo: Callable[..., GitRepo], graphguard: Run, what: str, old: str, new: str
+) -> None:
+    # 30 modules call `display.warning(...)` and drop the result: none of their bindings can change.
+    repo = make_repo(display_users(30))
+    index_and_compare(graphguard, repo, "first index")
+    assert old in DISPLAY
+    repo.commit(what, {"pkg/display.py": DISPLAY.replace(old, new)})
+    assert resolved_by_index(graphguard, repo) == 1, what
+    assert_same_as_fresh(repo, f"after {what}")
+
+
+def test_a_decorator_argument_edit_re_resolves_no_user(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    files = display_users(10)
+    files["pkg/display.py"] = "import functools\n\n\n@functools.total_ordering\nclass Base:\n    pass\n\n\n" + DISPLAY.replace(
+        "    def warning", "    @functools.lru_cache(maxsize=8)\n    def warning")
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("decorator argument", {"pkg/display.py": files["pkg/display.py"].replace("maxsize=8", "maxsize=16")})
+    assert resolved_by_index(graphguard, repo) == 1
+    assert_same_as_fresh(repo, "after a decorator argument edit")
+
+
+@pytest.mark.parametrize("use", [
+    "    display.warning('x').close()\n",  # the call's result is called on
+    "    note = display.warning('x')\n    note.close()\n",  # bound, then called on
+    "    with display.warning('x') as note:\n        note.close()\n",  # entered
+])
+def test_a_return_type_edit_re_resolves_the_caller_that_uses_the_result(
+    make_repo: Callable[..., GitRepo], graphguard: Run, use: str
+) -> None:
+    # `warning` returning a `Note` types the receiver of `.close()` in another file; returning `Other` retypes it.
+    files = display_users(5)
+    files["pkg/display.py"] = "from pkg.note import Note, Other\n\n\n" + DISPLAY.replace("-> None:", "-> Note:")
+    files["pkg/chain.py"] = "from pkg.display import Display\n\ndisplay = Display()\n\n\ndef go():\n" + use
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    assert call_sites(graphguard, repo, "pkg.note.Note.close") == 1
+    repo.commit("returns another class", {"pkg/display.py": files["pkg/display.py"].replace("-> Note:", "-> Other:")})
+    assert resolved_by_index(graphguard, repo) == 2  # display.py and chain.py, not the five users dropping it
+    assert_same_as_fresh(repo, "after the return type changed")
+    assert (call_sites(graphguard, repo, "pkg.note.Note.close"), call_sites(graphguard, repo, "pkg.note.Other.close")) == (0, 1)
+
+
+def test_a_return_type_edit_reaches_a_function_imported_under_an_alias(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/note.py": NOTE,
+        "pkg/make.py": "from pkg.note import Note, Other\n\n\ndef make() -> Note:\n    return Note()\n",
+        "pkg/use.py": "from pkg.make import make as build\n\n\ndef go():\n    return build().close()\n",
+        "pkg/drop.py": "from pkg.make import make\n\n\ndef go():\n    make()\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("make returns Other", {"pkg/make.py": "from pkg.note import Note, Other\n\n\ndef make() -> Other:\n    return Other()\n"})
+    assert resolved_by_index(graphguard, repo) == 2  # make.py and use.py; drop.py drops the result
+    assert_same_as_fresh(repo, "after the return type changed")
+    assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
+
+
+def test_a_class_decorator_argument_edit_re_resolves_no_user(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    point = "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass Point:\n    x: int\n    y: int = 0\n"
+    files = {"pkg/__init__.py": "", "pkg/point.py": point}
+    files.update({f"pkg/use{i}.py": f"from pkg.point import Point\n\n\ndef p{i}():\n    return Point({i}, y=2)\n" for i in range(8)})
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("dataclass arguments", {"pkg/point.py": point.replace("frozen=True", "frozen=False, order=True")})
+    assert resolved_by_index(graphguard, repo) == 1
+    assert_same_as_fresh(repo, "after a class decorator's arguments changed")
+
+
+def test_an_update_that_would_re_resolve_most_files_rebuilds_the_graph(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `f` becoming a class changes how each of its 110 users binds: 111 of 113 files to re-resolve, so the
+    # update resolves all 113 into emptied tables instead (the cheaper plan), and the graph is a fresh one.
+    files = {"pkg/__init__.py": "", "pkg/hub.py": "def f(a):\n    return a\n", "pkg/lone.py": "X = 1\n"}
+    files.update({f"pkg/use{i}.py": f"from pkg.hub import f\n\n\ndef g{i}():\n    return f({i})\n" for i in range(110)})
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("f becomes a class", {"pkg/hub.py": "class f:\n    def __init__(self, a):\n        self.a = a\n"})
+    assert resolved_by_index(graphguard, repo) == 113
+    assert_same_as_fresh(repo, "after the rebuild")
+    repo.commit("one file", {"pkg/hub.py": "class f:\n    def __init__(self, a):\n        self.a = a\n", "pkg/lone.py": "X = 2\n"})
+    assert resolved_by_index(graphguard, repo) == 1  # lone.py alone: no rebuild
+
+
+def test_a_return_type_edit_reaches_a_module_level_object_made_by_the_function(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # `obj = make()` in the changed file itself: a file that imports `obj` (not `make`) binds `obj.close()` anew.
+    make = "from pkg.note import Note, Other\n\n\ndef make() -> Note:\n    return Note()\n\n\nobj = make()\n"
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/note.py": NOTE,
+        "pkg/make.py": make,
+        "pkg/use.py": "from pkg.make import obj\n\n\ndef go():\n    return obj.close()\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("make returns Other", {"pkg/make.py": make.replace("-> Note:", "-> Other:")})
+    index_and_compare(graphguard, repo, "after the return type changed")
+    assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
+
+
+def test_a_return_type_edit_reaches_a_caller_through_a_subclass_in_a_third_file(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    display = "from pkg.note import Note, Other\n\n\n" + DISPLAY.replace("-> None:", "-> Note:")
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/note.py": NOTE,
+        "pkg/display.py": display,
+        "pkg/mine.py": "from pkg.display import Display\n\n\nclass Mine(Display):\n    pass\n",
+        "pkg/use.py": "from pkg.mine import Mine\n\n\ndef go():\n    return Mine().warning('x').close()\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("warning returns Other", {"pkg/display.py": display.replace("-> Note:", "-> Other:")})
+    index_and_compare(graphguard, repo, "after the return type changed")
+    assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
