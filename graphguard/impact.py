@@ -283,10 +283,15 @@ def _meaning(ctx: ChangeContext, use: Found, old_sig: Signature, sig: Signature)
 def _same_slot(p: Param, q: Param, old_sig: Signature, sig: Signature) -> bool:
     """Do an argument's old and new parameters mean the same?
 
-    The same name; both `*args`; or the old parameter renamed in place: its name is gone,
-    the new one is fresh, and the kind is kept (sigdiff's `param-renamed` pairing, which
-    positional-only parameters also follow though it yields no code for them).
+    The same name; both `*args`; an old `*args` spelled out as named parameters (the new
+    signature has no `*args`: an argument that had no name cannot have changed meaning);
+    or the old parameter renamed in place: its name is gone, the new one is fresh, and the
+    kind is kept (sigdiff's `param-renamed` pairing, which positional-only parameters also
+    follow though it yields no code for them).
     """
+    if p.kind is ParamKind.VAR_POSITIONAL and q.kind is not ParamKind.VAR_POSITIONAL:
+        # With `*args` kept, a parameter inserted before it takes what `*args` took: moved.
+        return all(x.kind is not ParamKind.VAR_POSITIONAL for x in sig.params)
     if p.kind is ParamKind.VAR_POSITIONAL or q.kind is ParamKind.VAR_POSITIONAL:
         return p.kind is q.kind
     if p.name == q.name:

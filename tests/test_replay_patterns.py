@@ -127,9 +127,6 @@ def test_cls_in_a_class_nested_in_a_method_is_the_nested_class(make_repo: Callab
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="impact.py _moved_argument: an argument that reached the old `*args` (which "
-                   "the old body forwarded) and reaches a named parameter of the new signature is blamed as "
-                   "'now binds to X (was *args)', though spelling out a forwarder's parameters keeps every call")
 def test_spelling_out_the_parameters_of_a_forwarder_keeps_its_positional_calls(make_repo: Callable[..., GitRepo],
                                                                              graphguard: Run) -> None:
     # scrapy b4d11b8b25 "Further reduce deps on unittest": `def _check_GET_x10(self, *args, **kwargs)` (forwarding to
@@ -144,6 +141,25 @@ def test_spelling_out_the_parameters_of_a_forwarder_keeps_its_positional_calls(m
         "tests/test_protocol.py": before.replace(
             "def _check_get_x10(self, *args, **kwargs):\n        return [self._check_get(*args, **kwargs)] * 10",
             "def _check_get_x10(self, request, expected_body, expected_status):\n"
+            "        return [self._check_get(request, expected_body, expected_status)] * 10"),
+    })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+
+
+def test_spelling_out_the_keywords_of_a_forwarder_keeps_its_keyword_calls(make_repo: Callable[..., GitRepo],
+                                                                         graphguard: Run) -> None:
+    # the keyword twin of scrapy b4d11b8b25: `**kwargs` became keyword-only parameters of the names callers pass
+    before = ("class TestProtocol:\n    def _check_get(self, request, expected_body, expected_status):\n"
+              "        return request, expected_body, expected_status\n\n"
+              "    def _check_get_x10(self, **kwargs):\n        return [self._check_get(**kwargs)] * 10\n\n"
+              "    def test_small(self):\n"
+              "        assert self._check_get_x10(request='r', expected_body=b'body', expected_status=200)\n")
+    repo = make_repo({"tests/__init__.py": "", "tests/test_protocol.py": before})
+    data = check_commit(graphguard, repo, {
+        "tests/test_protocol.py": before.replace(
+            "def _check_get_x10(self, **kwargs):\n        return [self._check_get(**kwargs)] * 10",
+            "def _check_get_x10(self, *, request, expected_body, expected_status):\n"
             "        return [self._check_get(request, expected_body, expected_status)] * 10"),
     })
     assert broken(data) == []
