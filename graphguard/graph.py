@@ -49,6 +49,8 @@ BUILTIN_METHODS = frozenset(
 
 #: Classes whose inherit edges are read in one go when deciding whether they form one hierarchy.
 CLASS_CHUNK = 32
+#: Subclasses walked when looking for the overrides of a method (CodeGraph.overrides).
+MAX_SUBCLASSES = 200
 
 
 class _Hierarchies:
@@ -95,6 +97,23 @@ class CodeGraph:
             (name,),
         )
         return [SymbolRow(*r) for r in rows]
+
+    def overrides(self, cls: str, name: str) -> list[SymbolRow]:
+        """The methods `name` that subclasses of `cls` in the repository define (at most MAX_SUBCLASSES classes walked)."""
+        seen = {cls}
+        todo = [cls]
+        out: list[SymbolRow] = []
+        while todo and len(seen) < MAX_SUBCLASSES:
+            base = todo.pop(0)
+            for (sub,) in self.db.execute("SELECT DISTINCT scope FROM sites WHERE target = ? AND kind = 'inherit'", (base,)):
+                if sub in seen:
+                    continue
+                seen.add(sub)
+                todo.append(sub)
+                row = self.symbol(f"{sub}.{name}")
+                if row is not None and row.kind == "method":
+                    out.append(row)
+        return out
 
     def _hierarchies(self) -> dict[str, str]:
         """Class qualname -> a representative of its in-repository hierarchy (union-find over inherit sites)."""

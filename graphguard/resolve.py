@@ -50,7 +50,11 @@ class Mod:
 
 @dataclass(frozen=True)
 class Inst:
+    """An instance of `cls`. Declared: its type comes from an annotation (a parameter's, a variable's,
+    a return's), so it may be a subclass's instance; not compared, so that resolution is as before."""
+
     cls: Sym
+    declared: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -515,7 +519,7 @@ class Resolver:
             cls = self.chain(info, b.scope, chain, depth + 1, at=(b.line, b.col)) if chain else None
             if isinstance(cls, Limit):
                 return cls
-            return Inst(cls) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
+            return Inst(cls, declared=True) if isinstance(cls, Sym) and cls.kind is DefKind.CLASS else None
         # The value is read where the statement starts: `x = x.strip()` reads the x bound before it.
         at = (b.line, b.col)
         if b.kind in (BindKind.CALL, BindKind.WITH) and not b.value.endswith("()"):
@@ -575,7 +579,7 @@ class Resolver:
             if scope and info.defs.get(scope) and info.defs[scope].kind is DefKind.CLASS:
                 scope = ""  # annotations are evaluated at module level for methods
             result = self.chain(info, scope, chain, depth + 1) if chain else None
-            return Inst(result) if isinstance(result, Sym) and result.kind is DefKind.CLASS else None
+            return Inst(result, declared=True) if isinstance(result, Sym) and result.kind is DefKind.CLASS else None
         if isinstance(target, Ext):
             return Ext(target.name + "()")
         if isinstance(target, Partial):
@@ -792,6 +796,18 @@ class Resolver:
             if part.endswith("()"):
                 target = self.call_result(target, depth + 1, receiver)
         return target
+
+    def declared_receiver(self, path: str, site: Site) -> Sym | None:
+        """The class a method call's receiver is annotated with (`def f(r: Response)`, `-> Response`):
+        the receiver is that class or a subclass, so a subclass's override may be the method that runs."""
+        info = self.info(path)
+        receiver = site.text.rpartition(".")[0]
+        if info is None or not receiver:
+            return None
+        module = self.modmap.module_of(path)
+        scope = site.scope.removeprefix(module).removeprefix(".")  # the site's scope is its full qualname
+        t = self.chain(info, scope, receiver, at=(site.line, site.col))
+        return t.cls if isinstance(t, Inst) and t.declared else None
 
     # a whole file
 

@@ -33,7 +33,7 @@ from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
     from graphguard import signature
-    from graphguard.impact import Found
+    from graphguard.impact import ChangeContext, Found
     from graphguard.resolve import Site
 
 
@@ -191,5 +191,29 @@ def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall
     ctx = impact.ChangeContext(ChangeKind.NEW_CALLS, target, target, (), sig, is_method,
                                target.rsplit(".", 2)[-2] if is_method else None)
     binding = bind(s.shape, sig, implicit_first=impact.implicit_first(ctx, use, sig))
+    if binding.status is Status.BROKEN and is_method:
+        override = _accepting_override(overlay, call, target.rsplit(".", 1)[-1], ctx, use)
+        if override is not None:  # the call is one of the method and its overrides: broken only if broken for each
+            return CallerImpact(call.path, s.line, s.end_line, s.scope, Status.UNKNOWN,
+                                f"{binding.reason} for this class; the receiver is annotated '{override[0]}', so it may be a"
+                                f" subclass, and the override {override[1]} accepts it", UseKind.CALL, Resolution.ONE_OF)
     return CallerImpact(call.path, s.line, s.end_line, s.scope, binding.status, binding.reason, UseKind.CALL, Resolution.EXACT,
                         "TypeError" if binding.status is Status.BROKEN else None)
+
+
+def _accepting_override(overlay: Overlay, call: NewCall, name: str, ctx: ChangeContext,
+                        use: Found) -> tuple[str, str] | None:
+    """(annotated class, override) when the call's receiver is annotated (not constructed) and a subclass's
+    override of the method in the repository accepts the call the class's own method rejects."""
+    from graphguard import impact
+    from graphguard.binding import bind
+
+    cls = overlay.new_resolver.declared_receiver(call.path, call.site)
+    if cls is None:
+        return None
+    for row in overlay.graph.overrides(cls.qualname, name):
+        sig = overlay.new_signature(row.path, row.qualname)
+        if sig is not None and _plain(sig) and bind(call.site.shape, sig, implicit_first=impact.implicit_first(ctx, use, sig)).status \
+                is not Status.BROKEN:
+            return cls.local, row.qualname
+    return None
