@@ -391,6 +391,7 @@ def test_a_stopped_refresher_is_named_and_the_command_does_the_work(
     assert f"graph at {topic}" in _log(repo) and f"updated to {topic}" not in _log(repo)
 
 
+@pytest.mark.slow
 def test_a_refresher_stopped_holding_the_write_lock_is_named_at_once(
     make_repo: Callable[..., GitRepo], graphguard: Run, graphguard_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:

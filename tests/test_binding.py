@@ -205,6 +205,7 @@ def landed(sig: Signature, n_positional: int, keywords: tuple[str, ...]) -> tupl
 @settings(max_examples=1000, deadline=None)
 @given(sig=signatures(), n_positional=st.integers(0, 6),
        keywords=st.lists(st.sampled_from((*NAMES, "args", "kwargs", "zz")), unique=True, max_size=4))
+@pytest.mark.slow
 def test_landing_agrees_with_inspect(sig: Signature, n_positional: int, keywords: list[str]) -> None:
     """Each argument of a call that binds reaches the parameter inspect.Signature.bind gives it."""
     total = n_positional + implicit(sig)

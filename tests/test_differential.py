@@ -49,6 +49,7 @@ def assert_same_as_fresh(repo: GitRepo, what: str) -> None:
 # --- the reviewer's scenario ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_checkout_of_hundreds_of_files_and_back_keeps_every_call_site(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     # A hub function called from 1,200 modules; branch `wide` changes 600 of them (more than one
     # update has ever been allowed to rewrite by deleting the whole graph).
@@ -308,6 +309,7 @@ def walk(repo: GitRepo, rng: random.Random, steps: int) -> Counter[str]:
     return w.done
 
 
+@pytest.mark.slow
 def test_random_walk_over_branches_merges_and_rebases_matches_a_fresh_index(
     make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -150,6 +150,7 @@ def assert_graph_is_fresh(repo: GitRepo, where: Path) -> None:
 # --- the tests ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_parallel_parse_leaves_no_worker_and_no_lock(
     make_repo: Callable[..., GitRepo], tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -202,6 +203,7 @@ def test_a_process_forked_under_the_lock_does_not_hold_it_after_its_parent_died(
     lock.release()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_parse_leaves_the_rest_to_the_indexer(
     make_repo: Callable[..., GitRepo], tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -263,6 +265,7 @@ def test_no_repository_file_runs_in_a_parse_worker(make_repo: Callable[..., GitR
     assert sorted(p.name for p in ran.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_moments_of_index_refresh_and_check(
     make_repo: Callable[..., GitRepo], tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:

@@ -143,6 +143,7 @@ def test_deeply_nested_code_is_indexed_and_checked_with_a_warning(make_repo: Rep
     assert _broken(r) == {"pkg/use.py"}
 
 
+@pytest.mark.slow
 def test_a_big_deeply_nested_file_is_matched_within_a_budget(make_repo: RepoFactory, graphguard: Run) -> None:
     line = "f(" * 120 + ")" * 120 + "\n"  # 241 levels deep, 4 nodes a call
     repo = make_repo({**LIB, "pkg/gen.py": line * 1600})

@@ -453,6 +453,7 @@ def generated(n: int, version: int) -> dict[str, str]:
     return files
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.2, 0.6])
 def test_killed_index_leaves_a_usable_graph(make_repo: Callable[..., GitRepo], graphguard: Run, delay: float) -> None:
     repo = make_repo(generated(60, 1))

@@ -318,6 +318,7 @@ def test_the_contract_lists_each_tool_and_its_arguments() -> None:
         assert all(f"`{arg}`" in rows[tool.name] for arg in tool.properties), tool.name
 
 
+@pytest.mark.slow
 def test_an_answer_waits_for_the_refresher_a_hook_started(make_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
     """Hooks installed: a checkout under the running server starts a background refresher. While it cannot
     finish (the test holds the graph's write lock) the server answers nothing from the old graph; once it

@@ -95,6 +95,7 @@ def merge_a_branch(repo: GitRepo) -> None:
     assert proc.returncode == 0, proc.stdout
 
 
+@pytest.mark.slow
 def test_native_hooks_never_import_repository_code(make_repo: Callable[..., GitRepo], graphguard: Run, sentinels: Path) -> None:
     repo = trapped_repo(make_repo, sentinels)
     assert graphguard(repo, "install").code == 0
@@ -146,6 +147,7 @@ def test_python_m_graphguard_drops_the_repository_from_sys_path(make_repo: Calla
 ALL_TYPES = "[pre-commit, pre-merge-commit, post-commit, post-checkout, post-merge, post-rewrite]"
 
 
+@pytest.mark.slow
 def test_pre_commit_framework_hooks_never_import_repository_code(
     make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch, sentinels: Path,
@@ -167,6 +169,7 @@ def test_pre_commit_framework_hooks_never_import_repository_code(
     assert fired(sentinels, only_graphguard=True) == []
 
 
+@pytest.mark.slow
 def test_pre_commit_framework_pre_merge_commit_checks_a_merge_against_each_parent(
     make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -294,6 +297,7 @@ def test_python_isolated_m_graphguard_runs_nothing_of_the_repository(
     assert fired(sentinels) == []
 
 
+@pytest.mark.slow
 @pythonpaths
 def test_pre_commit_framework_hooks_ignore_a_pythonpath_that_names_the_repository(
     make_repo: Callable[..., GitRepo], hook_repo: tuple[Path, str], pre_commit_home: Path,  # noqa: F811

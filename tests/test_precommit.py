@@ -19,6 +19,9 @@ import pytest
 
 from tests.helpers import BREAK, FIX, GIT_LEAKS, LIB, GitRepo, run_cli, run_git, settled_meta
 
+# Every test drives the real pre-commit framework, whose hook environment (a pip install) is built once per session.
+pytestmark = pytest.mark.slow
+
 PROJECT = Path(__file__).parents[1]
 #: What pre-commit needs of the project to build the hook environment (`pip install .`).
 PROJECT_FILES = ("graphguard", "pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "hooks")

@@ -37,6 +37,7 @@ def _extract(source: str) -> object:
         return None
 
 
+@pytest.mark.slow
 @FAST
 @given(programs)
 def test_facts_never_raise_and_survive_the_cache(source: str) -> None:
@@ -55,6 +56,7 @@ def test_a_program_python_parses_is_never_a_syntax_error(source: str) -> None:
     assert not any(w.startswith("syntax error") for w in python.parse(data).warnings)
 
 
+@pytest.mark.slow
 @FAST
 @given(modules)
 def test_signatures_never_raise_and_a_program_compared_with_itself_has_no_changes(source: str) -> None:
@@ -63,6 +65,7 @@ def test_signatures_never_raise_and_a_program_compared_with_itself_has_no_change
         assert compare(sigs, sigs) == []  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @FAST
 @given(modules, programs)
 def test_any_two_programs_compare(before: str, after: str) -> None:
@@ -72,6 +75,7 @@ def test_any_two_programs_compare(before: str, after: str) -> None:
             assert change.qualname
 
 
+@pytest.mark.slow
 @FAST
 @given(st.lists(st.sampled_from(["def f(a, b=1, *c, d, **e): ...", "class C:\n    x: b'int'\n    def m(self, /, y): ...", "@dataclass\nclass D:\n    a: int = 0\n", "f = lambda x: x\n"]), min_size=1, max_size=4), modules)
 def test_real_shapes_against_generated_ones(parts: list[str], other: str) -> None:

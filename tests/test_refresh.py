@@ -285,6 +285,7 @@ def _wait_until_updating(repo: GitRepo, proc: subprocess.Popen[bytes]) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["0.1s", "0.4s", "1.0s", "holding-the-lock"])
 @pytest.mark.parametrize("start", ["cold", "incremental"])
 def test_kill_during_refresh_leaves_a_usable_graph(big: GitRepo, graphguard_cli: Run, moment: str, start: str) -> None:

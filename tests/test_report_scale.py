@@ -62,6 +62,7 @@ def _valid_markdown(out: str) -> None:
         assert len(widths) == 1, table[:300]
 
 
+@pytest.mark.slow
 def test_a_change_that_breaks_thousands_of_callers_fits_a_pull_request_comment(wide_break: GitRepo, graphguard: Any) -> None:
     doc = json.loads(graphguard(wide_break, "check", "--staged", "--format", "json").out)
     sites = _broken_sites(doc)

@@ -64,12 +64,14 @@ def test_spans_give_what_the_whole_module_gives(path: str) -> None:
     assert fallbacks == 0  # every definition of ordinary code is read from its span alone
 
 
+@pytest.mark.slow
 @FAST
 @given(hypothesmith.from_node())
 def test_both_readers_agree_on_generated_modules(source: str) -> None:
     assert readers_differ(source) is None
 
 
+@pytest.mark.slow
 @FAST
 @given(hypothesmith.from_node())
 def test_spans_agree_on_generated_modules(source: str) -> None:

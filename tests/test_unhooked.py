@@ -11,6 +11,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from graphguard import gitstate, unhooked
 from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git
 
@@ -55,6 +57,7 @@ def test_a_range_of_picks_is_checked_once_at_its_end(make_repo: Callable[..., Gi
     assert f"--base {start[:12]} --head {repo.head[:12]}" in p.stdout
 
 
+@pytest.mark.slow
 def test_a_clean_rebase_is_checked_once_against_where_it_landed(make_repo: Callable[..., GitRepo],
                                                                 graphguard: Callable[..., Result]) -> None:
     repo = diverged(make_repo, graphguard)
@@ -105,6 +108,7 @@ def _remote(repo: GitRepo, tmp_path: Path) -> None:
     repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
 
 
+@pytest.mark.slow
 def test_pre_push_refuses_a_broken_head(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result], tmp_path: Path) -> None:
     repo = diverged(make_repo, graphguard)
     _remote(repo, tmp_path)
