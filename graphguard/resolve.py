@@ -318,15 +318,22 @@ class ModuleInfo:
         return found
 
     def class_of(self, scope: str) -> str | None:
-        """The class whose method holds `scope` (closures inside methods included)."""
-        method = scope.split(".<locals>.", 1)[0]
-        d = self.defs.get(method)
-        if d is None:
-            return None
-        if d.kind is DefKind.CLASS:
-            return method
-        if d.kind is DefKind.METHOD:
-            return method.rsplit(".", 1)[0]
+        """The class whose method holds `scope` (closures inside methods included).
+
+        The innermost one: in a method of a class defined in a function or method, `self` is
+        that class (`T.test.<locals>.C.m` -> `T.test.<locals>.C`), not the outer one.
+        """
+        while scope:
+            d = self.defs.get(scope)
+            if d is None:
+                return None
+            if d.kind is DefKind.CLASS:
+                return scope
+            if d.kind is DefKind.METHOD:
+                return scope.rsplit(".", 1)[0]
+            if ".<locals>." not in scope:  # a module-level function
+                return None
+            scope = scope.rsplit(".<locals>.", 1)[0]  # a closure: `self` is its enclosing function's
         return None
 
 

@@ -7,7 +7,8 @@
 #: reference): cached facts of another version are re-parsed.
 FACTS_VERSION = 10
 #: The graph database's tables and what resolution stores in them (7: too-deep and too-long resolutions, indexed by name;
-#: 8: one-of resolutions, a row per target a name can hold at a call).
-SCHEMA_VERSION = 8
+#: 8: one-of resolutions, a row per target a name can hold at a call; 9: `self`/`cls` in a class nested in a function
+#: or method is that class, not the outer one).
+SCHEMA_VERSION = 9
 #: The blob cache's table (2: facts as bytes with a checksum).
 BLOB_VERSION = 2

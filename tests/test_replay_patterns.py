@@ -102,9 +102,6 @@ def test_a_class_moved_and_imported_back_is_not_renamed_to_a_new_subclass(make_r
     assert data["verdict"] == "pass"
 
 
-@pytest.mark.xfail(strict=True, reason="resolve.py FileInfo.class_of cuts the scope at the first `.<locals>.`: `cls` "
-                   "(and `self`) in a method of a class nested in a function or method resolve to the outer class, "
-                   "so `cls(crawler)` is checked against the test class's constructor")
 def test_cls_in_a_class_nested_in_a_method_is_the_nested_class(make_repo: Callable[..., GitRepo],
                                                                graphguard: Run) -> None:
     # scrapy d3e15a10cf "Add ItemPipelineManager.process_item_async()" (new calls) and 6b2997af90 "Migrate to
@@ -287,5 +284,44 @@ def test_a_function_moved_out_and_imported_back_still_binds_in_its_old_file(make
         "pkg/documenters.py": "from pkg.finder import _document_members\n\n\n"
                               "def generate(members):\n    return _document_members(members=members, indent='  ')\n",
     })
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+
+
+def test_self_in_a_class_nested_in_a_function_is_not_the_module_function_of_its_name(
+        make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # a relative of the scrapy pattern above: `self.helper(1)` in a method of a class defined in a module-level
+    # function calls that class's helper, not the module's `helper`, whose signature changes
+    after = ("def helper(a, b):\n    return a + b\n\n\n"
+             "def make():\n    class Local:\n        def helper(self, x):\n            return x\n\n"
+             "        def run(self):\n            return self.helper(1)\n\n"
+             "    return Local().run()\n")
+    repo = make_repo({"pkg/__init__.py": "", "pkg/jobs.py": after.replace("def helper(a, b):\n    return a + b",
+                                                                         "def helper(a):\n    return a")})
+    data = check_commit(graphguard, repo, {"pkg/jobs.py": after})
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+    r = graphguard(repo, "callers", "pkg.jobs.make.<locals>.Local.helper", "--format", "json")
+    assert [(c["line"], c["caller"], c["resolution"]) for c in r.json["callers"]] == [
+        (11, "pkg.jobs.make.<locals>.Local.run", "exact")]  # by its class, not only by its name
+
+
+def test_self_and_super_in_a_class_nested_in_a_method_are_the_nested_class(make_repo: Callable[..., GitRepo],
+                                                                           graphguard: Run) -> None:
+    # `self.helper(1)` and `super().__init__(1)` in a class defined inside a test method reach that class's own
+    # helper and base, not the test class's, whose signatures change
+    outer = ("class OuterBase:\n    def __init__(self, a):\n        self.a = a\n\n\n"
+             "class TestThing(OuterBase):\n    def helper(self, a):\n        return a\n\n"
+             "    def test_nested(self):\n"
+             "        class InnerBase:\n            def __init__(self, x):\n                self.x = x\n\n"
+             "        class Inner(InnerBase):\n"
+             "            def __init__(self):\n                super().__init__(1)\n\n"
+             "            def helper(self, x):\n                return x\n\n"
+             "            def run(self):\n                return self.helper(1)\n\n"
+             "        assert Inner().run() == 1\n")
+    repo = make_repo({"tests/__init__.py": "", "tests/test_thing.py": outer})
+    data = check_commit(graphguard, repo, {"tests/test_thing.py": outer.replace(
+        "def __init__(self, a):\n        self.a = a", "def __init__(self, a, b):\n        self.a = a + b").replace(
+        "def helper(self, a):\n        return a", "def helper(self, a, b):\n        return a + b")})
     assert broken(data) == []
     assert data["verdict"] == "pass"
