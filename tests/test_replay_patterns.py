@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]
