@@ -1,10 +1,10 @@
 """False blocks found by replaying real merged history (bench/replay_history.py, issue 19 "Done when").
 
 Each test is the smallest before/after that shows one pattern graphguard blocked in a correct,
-merged commit of a real project, checked as CI checks it (`check --base C~1 --head C`). They are
-xfail(strict=True) until the mechanism named in the reason is fixed: then they pass, xfail turns
-strict into a failure, and the marker goes. The ones without a marker failed on main at e12a6fe, where
-the replay ran, and pass since main's fixes of issue 19 §1.1, §1.2 and §1.6: they stay as regressions.
+merged commit of a real project, checked as CI checks it (`check --base C~1 --head C`). A pattern
+found and not yet fixed is written here as xfail(strict=True), naming the mechanism at fault; once
+fixed it passes, strict xfail turns that into a failure, and the marker goes. Every pattern the
+replay of 329 commits found (main at e12a6fe) is fixed now: they stay as regressions.
 """
 
 from __future__ import annotations
