@@ -323,3 +323,36 @@ def test_self_and_super_in_a_class_nested_in_a_method_are_the_nested_class(make_
         "def helper(self, a):\n        return a", "def helper(self, a, b):\n        return a + b")})
     assert broken(data) == []
     assert data["verdict"] == "pass"
+
+
+PYLINT = ("class PylintTest:\n"
+          "    def test(self, args, context, paths, plugin_dir, db):\n"
+          "        return self.pylint(args, context, paths, plugin_dir, db)\n\n"
+          "    @staticmethod\n"
+          "    def pylint(args, context, paths, plugin_dir, db_path):\n"
+          "        return args, context, paths, plugin_dir, db_path\n")
+
+
+def test_a_parameter_inserted_with_its_call_rewritten_to_match_is_a_call_written_anew(
+        make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # ansible 7693c892fa "Use Python version in pylint contexts": `is_target` inserted third, a parameter
+    # dropped at the end, and the one call rewritten to match; its argument count stayed 5 (8 upstream)
+    repo = make_repo({"lib/__init__.py": "", "lib/pylint.py": PYLINT})
+    data = check_commit(graphguard, repo, {"lib/pylint.py": PYLINT.replace(
+        "return self.pylint(args, context, paths, plugin_dir, db)",
+        "return self.pylint(args, context, context == 'target', paths, plugin_dir)").replace(
+        "def pylint(args, context, paths, plugin_dir, db_path):\n        return args, context, paths, plugin_dir, db_path",
+        "def pylint(args, context, is_target, paths, plugin_dir):\n        return args, context, is_target, paths, plugin_dir")})
+    assert broken(data) == []
+    assert data["verdict"] == "pass"
+
+
+def test_a_parameter_inserted_with_the_call_left_as_it_was_still_moves_its_arguments(
+        make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # the guard: the same insertion, the call untouched: its third argument now lands in `is_target`
+    repo = make_repo({"lib/__init__.py": "", "lib/pylint.py": PYLINT})
+    data = check_commit(graphguard, repo, {"lib/pylint.py": PYLINT.replace(
+        "def pylint(args, context, paths, plugin_dir, db_path):\n        return args, context, paths, plugin_dir, db_path",
+        "def pylint(args, context, is_target, paths, plugin_dir):\n        return args, context, is_target, paths, plugin_dir")})
+    assert data["verdict"] == "block"
+    assert any("now binds to 'is_target' (was 'paths')" in b for b in broken(data)), broken(data)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -130,7 +130,8 @@ class Overlay:
         file's: the file it was renamed from) did not."""
         old, renamed = self.sides.old, self.sides.renamed
         return {p: frozenset() if p in self.commented  # comments write no call
-                else written_calls(self.old_facts(o) if (o := renamed.get(p, p)) in old.data else None, self.new_facts[p])
+                else written_calls(self.old_facts(o) if (o := renamed.get(p, p)) in old.data else None, self.new_facts[p],
+                                   old.data.get(o), self.sides.new.data.get(p))
                 for p in self.new_facts}
 
     def new_signature(self, path: str, qualname: str) -> Signature | None:
@@ -372,21 +373,55 @@ def with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
 
 
 # Here, not in impact: the body-only path asks it, and must not import libcst (impact -> binding -> signature).
-def written_calls(old: FileFacts | None, new: FileFacts) -> frozenset[tuple[int, int]]:
+def written_calls(old: FileFacts | None, new: FileFacts, old_data: bytes | None = None,
+                  new_data: bytes | None = None) -> frozenset[tuple[int, int]]:
     """(line, col) of the calls of a file's new version that its old version did not make.
 
-    A call counts as the same when its scope, callee and argument shape are: moving it
-    (lines added above) keeps it; adding it, or changing its arguments, writes it.
+    A call counts as the same when its scope, callee, argument shape and text (whitespace
+    aside, when both sources are at hand) are: moving it (lines added above) keeps it; adding
+    it, or changing its arguments, writes it, even when their count stays (ansible 7693c892fa:
+    a parameter inserted and the call's arguments rewritten to match is a call written anew,
+    not an old call whose arguments now land elsewhere).
     """
-    def key(c: CallSite) -> tuple[object, ...]:
-        return (c.scope, c.callee, c.n_positional, c.keywords, c.has_star, c.has_starstar)
+    def keys(facts: FileFacts, data: bytes | None) -> list[tuple[object, ...]]:
+        texts = call_texts(data, facts.calls) if old_data is not None and new_data is not None and data is not None else None
+        return [(c.scope, c.callee, c.n_positional, c.keywords, c.has_star, c.has_starstar, texts[i] if texts else b"")
+                for i, c in enumerate(facts.calls)]
 
-    before = Counter(key(c) for c in old.calls) if old is not None else Counter()
+    before = Counter(keys(old, old_data)) if old is not None else Counter()
     out = set()
-    for c in new.calls:
-        k = key(c)
+    for c, k in zip(new.calls, keys(new, new_data), strict=True):
         if before[k]:
             before[k] -= 1
         else:
             out.add((c.line, c.col))
     return frozenset(out)
+
+
+#: The most bytes of a call's text compared (nested calls repeat their inner calls' text: bounded, not quadratic).
+CALL_TEXT_BYTES = 512
+
+
+def call_texts(data: bytes, calls: Sequence[CallSite]) -> list[bytes]:
+    """Each call's source text, whitespace collapsed, at most CALL_TEXT_BYTES of it (lines 1-based, columns 0-based)."""
+    lines = data.split(b"\n")
+    out = []
+    for c in calls:
+        first, last = c.line - 1, c.end_line - 1
+        if not 0 <= first <= last < len(lines):
+            out.append(b"")
+            continue
+        if first == last:
+            text = lines[first][c.col:c.end_col]
+        else:
+            parts = [lines[first][c.col:]]
+            size = len(parts[0])
+            for i in range(first + 1, last):
+                if size > CALL_TEXT_BYTES:
+                    break
+                parts.append(lines[i])
+                size += len(lines[i])
+            parts.append(lines[last][:c.end_col])
+            text = b" ".join(parts)
+        out.append(b" ".join(text[:CALL_TEXT_BYTES * 2].split())[:CALL_TEXT_BYTES])
+    return out
