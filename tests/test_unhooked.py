@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphguard import gitstate, unhooked
-from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git
+from tests.helpers import BREAK, FIX, LIB, GitRepo, Result, run_git, settled_meta, wait_for_refresher
 
 NEW_CALLER = {"pkg/new.py": "from pkg.mod import f\n\nf(5)\n"}
 BROKEN_SITE = "pkg/new.py:3"
@@ -154,3 +154,22 @@ def test_what_each_state_asks_for() -> None:
     z = "0" * 40
     assert unhooked.pushed(f"refs/heads/x {'1' * 40} refs/heads/x {z}\nrefs/heads/y {z} refs/heads/y {'2' * 40}\n", {}) == [
         unhooked.Pushed("refs/heads/x", None, "1" * 40)]
+
+
+def test_the_commits_a_rebase_replays_start_no_refresh_of_their_own(make_repo: Callable[..., GitRepo],
+                                                                     graphguard: Callable[..., Result]) -> None:
+    """post-commit runs for every replayed commit; the rebase's post-rewrite refreshes the graph once, at the end."""
+    repo = diverged(make_repo, graphguard)
+    repo.git("checkout", "-q", "other")
+    for i in range(3):
+        repo.commit(f"more {i}", {f"pkg/more{i}.py": f"M = {i}\n"})
+    assert wait_for_refresher(repo)
+    log = repo.root / ".git" / "graphguard" / "refresh.log"
+    before = log.read_text() if log.exists() else ""
+    p = run_git(repo, "rebase", "main")
+    assert p.returncode == 0, p.stdout
+    assert settled_meta(repo) == repo.head
+    started = [line for line in log.read_text()[len(before):].splitlines() if line.startswith("---")]
+    # (the rebase's first step, a checkout of `main`, runs post-checkout)
+    assert not [line for line in started if line.endswith("started by post-commit")], started
+    assert started[-1].endswith("started by post-rewrite"), started

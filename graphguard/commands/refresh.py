@@ -63,6 +63,8 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
             # The pre-commit framework shows a hook's output only when it fails; git ignores the exit status of
             # post-commit and post-rewrite, so there a 1 fails nothing and makes the warning seen.
             status = 1 if _check_unhooked(root, git_dir, hook_type, args, stdin, env) and hook_type is None else 0
+            if _replayed_by_a_rebase(git_dir, hook_type, env):
+                return status  # its post-rewrite refreshes once at the end (300 replayed commits: 300 launches before)
             if background.mode(env) is background.Mode.BACKGROUND:
                 background.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
                 return status
@@ -77,6 +79,15 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
         log = _log(git_dir, e)
         print(f"graphguard: warning: graph not refreshed: {e}" + (f" (details: {log})" if log else ""), file=sys.stderr)
     return status
+
+
+def _replayed_by_a_rebase(git_dir: str, hook_type: str | None, env: dict[str, str]) -> bool:
+    """A post-commit of a commit a rebase replays (the framework names no stage for post-commit)."""
+    if hook_type != "post-commit" and (hook_type is not None or any(name in env for name, _ in FRAMEWORK_STAGES)):
+        return False
+    from graphguard import gitstate
+
+    return gitstate.operation(git_dir).rebasing
 
 
 def _check_unhooked(root: str, git_dir: str, hook_type: str | None, args: Sequence[str], stdin: str, env: dict[str, str]) -> bool:
