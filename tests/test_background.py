@@ -304,6 +304,20 @@ def _many_files(n: int, tag: str = "") -> dict[str, str]:
             + f'def f{i}(x{tag}):\n    """{tag}"""\n    return {f"f{i - 1}(x)" if i else "x"}\n' for i in range(n)}
 
 
+def _refreshing_a_300_file_checkout(make_repo: Callable[..., GitRepo], graphguard: Run) -> tuple[GitRepo, str, str, int]:
+    """A hooked repository of 300 chained modules just checked out from main to a topic that touches each: (repo,
+    main, topic, pid of the refresher the post-checkout hook started)."""
+    repo = make_repo({"pkg/__init__.py": "", **_many_files(300)})
+    main = repo.head
+    repo.git("checkout", "-q", "-b", "topic")
+    topic = repo.commit("touch all", _many_files(300, tag=", z=0"))
+    repo.git("checkout", "-q", "main")
+    assert graphguard(repo, "install").code == 0
+    assert graphguard(repo, "index").code == 0
+    assert run_git(repo, "checkout", "-q", "topic").returncode == 0
+    return repo, main, topic, _refresher_pid(repo)
+
+
 def _write_lock_held(repo: GitRepo) -> bool:
     lock = Lock(str(repo.graph_path.parent / "write.lock"))
     try:
@@ -317,15 +331,7 @@ def _write_lock_held(repo: GitRepo) -> bool:
 def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_current(
     make_repo: Callable[..., GitRepo], graphguard: Run, graphguard_cli: Run
 ) -> None:
-    repo = make_repo({"pkg/__init__.py": "", **_many_files(300)})
-    main = repo.head
-    repo.git("checkout", "-q", "-b", "topic")
-    topic = repo.commit("touch all", _many_files(300, tag=", z=0"))
-    repo.git("checkout", "-q", "main")
-    assert graphguard(repo, "install").code == 0
-    assert graphguard(repo, "index").code == 0
-    assert run_git(repo, "checkout", "-q", "topic").returncode == 0
-    pid = _refresher_pid(repo)
+    repo, main, topic, pid = _refreshing_a_300_file_checkout(make_repo, graphguard)
     deadline = time.monotonic() + DEADLINE
     while not _write_lock_held(repo) and refresher_running(repo) and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -333,11 +339,7 @@ def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_cu
     assert pid in refresher_processes(repo)
     os.kill(pid, signal.SIGKILL)
     assert wait_for_refresher(repo)
-    conn = sqlite3.connect(repo.graph_path)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        conn.close()
+    _graph_is_sound(repo)
     assert stored_meta(repo) in {main, topic}  # one transaction: the old graph, or the new one whole
     r = graphguard_cli(repo, "stats", "--format", "json")
     assert r.code == 0, r.err
@@ -396,14 +398,7 @@ def test_a_refresher_stopped_holding_the_write_lock_is_named_at_once(
     make_repo: Callable[..., GitRepo], graphguard: Run, graphguard_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The command cannot do the work beside it (the lock): it says who holds things up instead of waiting 600 s."""
-    repo = make_repo({"pkg/__init__.py": "", **_many_files(300)})
-    repo.git("checkout", "-q", "-b", "topic")
-    topic = repo.commit("touch all", _many_files(300, tag=", z=0"))
-    repo.git("checkout", "-q", "main")
-    assert graphguard(repo, "install").code == 0
-    assert graphguard(repo, "index").code == 0
-    assert run_git(repo, "checkout", "-q", "topic").returncode == 0
-    pid = _refresher_pid(repo)
+    repo, _, topic, pid = _refreshing_a_300_file_checkout(make_repo, graphguard)
     deadline = time.monotonic() + DEADLINE
     while time.monotonic() < deadline:  # stopped with the write lock held (stop, look, go on if it just let go)
         while not _write_lock_held(repo) and refresher_running(repo) and time.monotonic() < deadline:
