@@ -221,6 +221,18 @@ def reap(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(timeout=30)
 
 
+def change_of(data: dict[str, Any], symbol: str) -> dict[str, Any]:
+    """The one change of a check's JSON answer for `symbol`."""
+    found = [c for c in data["changes"] if c["symbol"] == symbol]
+    assert len(found) == 1, f"{symbol}: {[c['symbol'] for c in data['changes']]}"
+    return found[0]
+
+
+def callers(change: dict[str, Any]) -> dict[tuple[str, int], tuple[str, str]]:
+    """(path, line) -> (status, reason) of a change's callers."""
+    return {(c["path"], c["line"]): (c["status"], c["reason"]) for c in change["callers"]}
+
+
 def call_shape(args: str) -> CallShape:
     """`"1, 2, tz=0, *a, **k"` -> the shape of a call written with those arguments."""
     parts = [a.strip() for a in args.split(",") if a.strip()]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import GitRepo, Result
+from tests.helpers import GitRepo, Result, callers, change_of
 
 Check = Callable[..., tuple[int, dict[str, Any]]]
 
@@ -33,17 +33,6 @@ def check(graphguard: Callable[..., Result]) -> Check:
 def staged(repo: GitRepo, files: dict[str, str | None]) -> None:
     repo.write(files)
     repo.git("add", "-A")
-
-
-def change_of(data: dict[str, Any], symbol: str) -> dict[str, Any]:
-    found = [c for c in data["changes"] if c["symbol"] == symbol]
-    assert len(found) == 1, f"{symbol}: {[c['symbol'] for c in data['changes']]}"
-    return found[0]
-
-
-def callers(change: dict[str, Any]) -> dict[tuple[str, int], tuple[str, str]]:
-    """(path, line) -> (status, reason)."""
-    return {(c["path"], c["line"]): (c["status"], c["reason"]) for c in change["callers"]}
 
 
 def broken(data: dict[str, Any]) -> list[tuple[str, int, str]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import GitRepo, Result, init_repo, source
+from tests.helpers import GitRepo, Result, callers, change_of, init_repo, source
 
 Check = Callable[..., tuple[int, dict[str, Any]]]
 
@@ -80,17 +80,6 @@ def line_of(repo: GitRepo, path: str, text: str) -> int:
     """1-based line of the first line of a work-tree file holding `text`."""
     lines = repo.path(path).read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if text in line)
-
-
-def change_of(data: dict[str, Any], symbol: str) -> dict[str, Any]:
-    found = [c for c in data["changes"] if c["symbol"] == symbol]
-    assert len(found) == 1, f"{symbol}: {[c['symbol'] for c in data['changes']]}"
-    return found[0]
-
-
-def callers(change: dict[str, Any]) -> dict[tuple[str, int], tuple[str, str]]:
-    """(path, line) -> (status, reason)."""
-    return {(c["path"], c["line"]): (c["status"], c["reason"]) for c in change["callers"]}
 
 
 def all_callers(data: dict[str, Any]) -> dict[tuple[str, int], set[str]]:
