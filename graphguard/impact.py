@@ -20,7 +20,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphguard.binding import CallShape, bind, landing
+from graphguard.binding import Binding, CallShape, bind, landing
 from graphguard.model import Resolution, UseKind, WireEnum
 from graphguard.resolve import LIMIT_REASONS, FileResolution
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
@@ -234,18 +234,18 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         return impact(Status.UNKNOWN, "the new signature could not be read")
     if use.resolution == Resolution.PARTIAL:
         return impact(Status.UNKNOWN, "called through functools.partial: some arguments were bound elsewhere")
-    status, reason = _judge(ctx, use, sig)
+    now = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
+    status, reason = _judge(ctx, use, sig, now)
     code = next((c for c in ctx.breaking if c in ("became-async", "became-sync")), None)
     if code is not None and status is not Status.BROKEN:
         return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
     # A call that does not bind raises TypeError when it runs (an argument landing elsewhere raises nothing).
-    fails = status is Status.BROKEN and bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig)).status is Status.BROKEN
+    fails = status is Status.BROKEN and now.status is Status.BROKEN
     return impact(status, reason, "TypeError" if fails else None)
 
 
-def _judge(ctx: ChangeContext, use: Found, sig: Signature) -> tuple[Status, str]:
-    """A call against the new signature, and against the old one when the call was made before."""
-    now = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
+def _judge(ctx: ChangeContext, use: Found, sig: Signature, now: Binding) -> tuple[Status, str]:
+    """A call against the new signature (`now`: its binding), and against the old one when the call was made before."""
     old_sig = ctx.before if not use.written else None
     if old_sig is None:
         return now.status, now.reason

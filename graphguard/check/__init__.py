@@ -144,11 +144,6 @@ def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[st
     return [found[p] for p in diffs]
 
 
-def _add(result: CheckResult, findings: Findings) -> None:
-    result.changes += findings.changes
-    result.warnings += findings.warnings
-
-
 def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisions.Changes,
            proposals: proposed.Proposals | None = None) -> Findings:
     """One comparison, stage by stage."""
