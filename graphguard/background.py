@@ -101,9 +101,13 @@ def mode(env: Mapping[str, str]) -> Mode:
 def running(store_dir: str) -> bool:
     """Whether a refresher holds the lock now. A probe that takes the lock for a few microseconds:
     the launcher and the refresher try twice before they conclude that another holds it."""
-    path = os.path.join(store_dir, LOCK_NAME)
+    return _held(os.path.join(store_dir, LOCK_NAME))
+
+
+def _held(path: str) -> bool:
+    """Whether another process holds the lock at `path` (probed without waiting)."""
     if not os.path.isfile(path) or os.path.islink(path):
-        return False  # never made: no refresher ever ran here (and a link is not ours to open)
+        return False  # never made: nobody ever held it (and a link is not ours to open)
     from graphguard.store import Lock
 
     probe = Lock(path)
@@ -435,17 +439,7 @@ def _stuck(who: Refresher, quiet: float) -> str:
 
 
 def _write_lock_held(store_dir: str) -> bool:
-    from graphguard.store import Lock
-
-    probe = Lock(os.path.join(store_dir, "write.lock"))
-    try:
-        probe.acquire(0)
-    except LockTimeout:
-        return True
-    except OSError:
-        return False  # not a lock to probe: the update says why
-    probe.release()
-    return False
+    return _held(os.path.join(store_dir, "write.lock"))
 
 
 def _too_long(store_dir: str, who: Refresher, waited: float) -> str:

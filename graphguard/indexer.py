@@ -609,6 +609,7 @@ class Indexer:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
             modules = sorted(set(names_of(path)) | {module})
+            plain, results = returns_of(names)
             for src_path, src_id, src_blob, src_module, src_iface in db.execute(
                 "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
                 (fid,),
@@ -616,7 +617,6 @@ class Indexer:
                 old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
                 if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
                     continue  # gone, or dirty already with every name passed on
-                plain, results = returns_of(names)
                 used = self._uses_names(src_id, src_blob, module, modules, plain) if plain else set()
                 if results and (through := self._uses_names(src_id, src_blob, module, modules, results)) and self._uses_results(src_blob, results):
                     used |= through

@@ -107,7 +107,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
             if k.suppressed is not None:
                 tag = c("dim", k.suppressed.value)
             lines.append(f"  {tag} {k.path}:{k.line}: {k.caller}: {k.reason}" + (f" ({n} {'calls' if k.kind is UseKind.CALL else 'uses'} on this line)" if n > 1 else ""))
-        hidden = [k for k in ch.callers if k not in listed]
+        hidden = [] if verbose else [k for k in ch.callers if k.status is Status.OK]  # what `listed` leaves out
         quiet = sum(1 for k in hidden if k.suppressed is not None)
         if len(hidden) > quiet:
             rest = len(hidden) - quiet
