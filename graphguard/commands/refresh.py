@@ -62,9 +62,17 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
             root, git_dir = _hook_paths(repo_path, env)
             # The pre-commit framework shows a hook's output only when it fails; git ignores the exit status of
             # post-commit and post-rewrite, so there a 1 fails nothing and makes the warning seen.
-            status = 1 if _check_unhooked(root, git_dir, hook_type, args, stdin, env) and hook_type is None else 0
-            if _replayed_by_a_rebase(git_dir, hook_type, env):
-                return status  # its post-rewrite refreshes once at the end (300 replayed commits: 300 launches before)
+            stage, stage_args = _stage(hook_type, args, env)
+            if stage in ("post-commit", "post-rewrite"):
+                from graphguard import gitstate
+                from graphguard.commands.unhooked import after_hook
+
+                # Before the refresh: what a cherry-pick, revert or rebase committed with no pre-commit hook, checked
+                # in this process (its warning must reach the terminal; the refresher's output goes to a log).
+                op = gitstate.operation(git_dir)
+                status = 1 if after_hook(root, stage, stage_args, stdin, op) and hook_type is None else 0
+                if stage == "post-commit" and op.rebasing:
+                    return status  # its post-rewrite refreshes once at the end (300 replayed commits: 300 launches before)
             if background.mode(env) is background.Mode.BACKGROUND:
                 background.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
                 return status
@@ -81,28 +89,14 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
     return status
 
 
-def _replayed_by_a_rebase(git_dir: str, hook_type: str | None, env: dict[str, str]) -> bool:
-    """A post-commit of a commit a rebase replays (the framework names no stage for post-commit)."""
-    if hook_type != "post-commit" and (hook_type is not None or any(name in env for name, _ in FRAMEWORK_STAGES)):
-        return False
-    from graphguard import gitstate
-
-    return gitstate.operation(git_dir).rebasing
-
-
-def _check_unhooked(root: str, git_dir: str, hook_type: str | None, args: Sequence[str], stdin: str, env: dict[str, str]) -> bool:
-    """Before the refresh: what a cherry-pick, revert or rebase committed with no pre-commit hook, checked in
-    this process (its warning must reach the terminal; the refresher's output goes to a log). True: it broke a caller."""
-    if hook_type is None:  # the pre-commit framework: its variables tell the stage (none for post-commit)
-        if "PRE_COMMIT_REWRITE_COMMAND" in env:
-            hook_type, args = "post-rewrite", [env["PRE_COMMIT_REWRITE_COMMAND"]]
-        elif not any(name in env for name, _ in FRAMEWORK_STAGES):
-            hook_type = "post-commit"
-    if hook_type in ("post-commit", "post-rewrite"):
-        from graphguard.commands.unhooked import after_hook
-
-        return after_hook(root, git_dir, hook_type, args, stdin)
-    return False
+def _stage(hook_type: str | None, args: Sequence[str], env: dict[str, str]) -> tuple[str | None, Sequence[str]]:
+    """The git hook running, and its arguments: under the pre-commit framework its variables tell the stage
+    (post-rewrite's command among them), and none for post-commit."""
+    if hook_type is not None:
+        return hook_type, args
+    if "PRE_COMMIT_REWRITE_COMMAND" in env:
+        return "post-rewrite", [env["PRE_COMMIT_REWRITE_COMMAND"]]
+    return (None if any(name in env for name, _ in FRAMEWORK_STAGES) else "post-commit"), args
 
 
 def _log(git_dir: str | None, error: BaseException) -> str | None:

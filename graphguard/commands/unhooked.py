@@ -17,15 +17,13 @@ from graphguard import unhooked
 from graphguard.errors import GraphguardError
 
 if TYPE_CHECKING:
+    from graphguard.gitstate import Operation
     from graphguard.result import CheckResult
 
 
-def after_hook(root: str, git_dir: str, hook: str, args: Sequence[str], stdin: str) -> bool:
-    """post-commit / post-rewrite: check what a cherry-pick, revert or rebase committed; warn if it broke a
-    caller (True then)."""
-    from graphguard import gitstate
-
-    op = gitstate.operation(git_dir)
+def after_hook(root: str, hook: str, args: Sequence[str], stdin: str, op: Operation) -> bool:
+    """post-commit / post-rewrite: check what a cherry-pick, revert or rebase committed (`op`: what git is in
+    the middle of); warn if it broke a caller (True then)."""
     todo = unhooked.after_rewrite(args[0] if args else "", op, stdin) if hook == "post-rewrite" else unhooked.after_commit(op)
     if todo is None:
         return False
