@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -599,12 +600,13 @@ class Indexer:
             names = changed_names(_stored_digests(old[p][3]), digests[p])
             push(p, names | self._made_by(blobs[p], names))
         if added or removed:
-            affected = self._affected_by_modules(added + removed, names_of, old_map, modmap) - gone
-            clean -= len(affected - dirty - fresh)
-            dirty |= affected
-            # What such a file binds (an import, a subclass's members) may resolve differently now: its users too.
-            for p in sorted(affected - set(added)):
-                push(p, {EVERY_NAME})
+            affected = {p: lines for p, lines in self._affected_by_modules(added + removed, names_of, old_map, modmap).items() if p not in gone}
+            clean -= len(affected.keys() - dirty - fresh)
+            dirty |= affected.keys()
+            # What such a file binds through those imports (and derives from them) may resolve differently now:
+            # its users too.
+            for p in sorted(affected.keys() - set(added)):
+                push(p, self._bound_by(old[p][0], lines=affected[p]))
         while queue and clean > 0:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
@@ -640,22 +642,36 @@ class Indexer:
 
     def _affected_by_modules(
         self, paths: list[str], names_of: Callable[[str], list[str]], old_map: ModuleMap, modmap: ModuleMap
-    ) -> set[str]:
-        """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently: one
-        naming it, a package above it or a module below it; one under a top-level name that came or went (it
-        turns from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); one not found."""
-        db = self.store.graph
+    ) -> dict[str, set[int]]:
+        """Files with an import that a module appearing or vanishing (at `paths`) can resolve differently, with
+        the lines of those imports: one naming it, a package above it or a module below it (`from a import b`
+        once `a/b.py` comes: not `from a import c`); one under a top-level name that came or went (it turns
+        from external to not found, or back; `sub.c` once `src/proj/sub/c.py` is added); a relative one not found."""
         names = {n for p in paths for n in names_of(p)}
         prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
         tops = old_map.top_names ^ modmap.top_names
-        affected = set()
-        for path, module in db.execute("SELECT DISTINCT f.path, i.module FROM imports i JOIN files f ON f.id = i.file_id"):
-            parts = module.split(".")
-            above = {".".join(parts[:i]) for i in range(1, len(parts))}
-            if module in prefixes or parts[0] in tops or not names.isdisjoint(above):
-                affected.add(path)
-        affected.update(path for (path,) in db.execute("SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.status = 'unresolved'"))
+        affected: dict[str, set[int]] = {}
+        for path, line, module, name, status in self.store.graph.execute(
+            "SELECT f.path, i.line, i.module, i.name, i.status FROM imports i JOIN files f ON f.id = i.file_id"
+        ):
+            if _import_affected(module, name, status, names, prefixes, tops):
+                affected.setdefault(path, set()).add(line)
         return affected
+
+    def _bound_by(self, file_id: int, *, lines: set[int]) -> set[str]:
+        """The module-level names a file binds by its imports on `lines`, and those it derives from them; every
+        name when one is a star import or a class's base may involve one (its members come from the base)."""
+        row = self.store.graph.execute("SELECT blob FROM files WHERE id = ?", (file_id,)).fetchone()
+        facts = self.facts(row[0]) if row else None
+        if facts is None:
+            return {EVERY_NAME}
+        imports = [i for i in facts.imports if i.line in lines]
+        if any(i.name == "*" for i in imports):
+            return {EVERY_NAME}
+        bound = {i.bound_name for i in imports if not i.scope}
+        if any(d.kind is DefKind.CLASS and any(_mentions(b, bound) for b in d.bases) for d in facts.definitions):
+            return {EVERY_NAME}
+        return bound | _derived(facts, bound)
 
     def _uses_names(self, file_id: int, blob: str, module: str, modules: list[str], names: set[str]) -> set[str]:
         """The names through which a file uses `names` of `module` (importable as any of `modules`); empty if none."""
@@ -1214,6 +1230,19 @@ def _derived(facts: FileFacts, refs: set[str]) -> set[str]:
         derived |= {d.qualname for d in facts.definitions if "." not in d.qualname and _mentions(d.returns, refs)}
         grew = len(derived) > before
     return derived
+
+
+def _import_affected(module: str, name: str | None, status: str, names: set[str], prefixes: set[str], tops: AbstractSet[str]) -> bool:
+    """Can modules `names` appearing or vanishing change what this import row binds? `prefixes` are the names
+    and the packages above them; `tops` the top-level names that came or went."""
+    if module.startswith("."):
+        return status == "unresolved"  # a relative import not found: its base is unknown
+    parts = module.split(".")
+    if parts[0] in tops or not names.isdisjoint(".".join(parts[:i]) for i in range(1, len(parts) + 1)):
+        return True  # the module itself, or a package above it, came or went
+    if name is None or name == "*":
+        return module in prefixes  # `import a` reaches `a.b.c`; `from a import *` may bind submodules
+    return f"{module}.{name}" in prefixes  # `from a import b`: b is the new module, or a package above it
 
 
 def _in_map(m: ModuleMap, path: str) -> bool:

@@ -473,3 +473,37 @@ def test_a_return_type_edit_reaches_a_caller_through_a_subclass_in_a_third_file(
     repo.commit("warning returns Other", {"pkg/display.py": display.replace("-> Note:", "-> Other:")})
     index_and_compare(graphguard, repo, "after the return type changed")
     assert call_sites(graphguard, repo, "pkg.note.Other.close") == 1
+
+
+def test_a_new_module_re_resolves_only_the_files_whose_imports_it_can_change(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    # ansible: 128 files say `from ansible import constants`; a new `ansible/utils/note.py` changes none of them.
+    files = display_users(30)
+    files["pkg/reader.py"] = "from pkg import display\n\n\ndef read():\n    return display.Display()\n"
+    repo = make_repo(files)
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("a new module", {"pkg/extra.py": "def extra(x):\n    return x\n"})
+    assert resolved_by_index(graphguard, repo) == 1
+    assert_same_as_fresh(repo, "after a new module")
+
+
+@pytest.mark.parametrize("importer", [
+    "from pkg import extra\n",  # the name turns into the new module
+    "import pkg\n",  # `pkg.extra.f` reaches it
+    "from pkg.extra import f\n",  # the module itself
+    "from pkg import *\n",
+])
+def test_a_new_module_re_resolves_its_importers_and_their_users(
+    make_repo: Callable[..., GitRepo], graphguard: Run, importer: str
+) -> None:
+    # `mid.py` imports `extra` before it exists (unresolved); `use.py` reaches it through `mid`.
+    repo = make_repo({
+        "pkg/__init__.py": "",
+        "pkg/mid.py": importer + "\n\ndef g():\n    return pkg_extra()\n\n\ndef pkg_extra():\n    return 1\n",
+        "pkg/use.py": "from pkg import mid\nfrom pkg.mid import *\n\n\ndef h():\n    return mid.extra.f(1), f(2), extra.f(3)\n",
+        "pkg/other.py": "def other():\n    return 2\n",
+    })
+    index_and_compare(graphguard, repo, "first index")
+    repo.commit("extra appears", {"pkg/extra.py": "def f(x):\n    return x\n"})
+    index_and_compare(graphguard, repo, "after extra appeared")
+    repo.commit("extra goes", {"pkg/extra.py": None})
+    index_and_compare(graphguard, repo, "after extra went")
