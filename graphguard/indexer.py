@@ -1112,6 +1112,7 @@ class _StoredMap(ModuleMap):
         self._module_memo: dict[str, str | None] = {}
         self._top_memo: dict[str, bool] = {}
         self._prefix_memo: dict[str, bool] = {}
+        self._roots_memo: dict[str, list[str]] = {}
         self._paths: frozenset[str] | None = None
         self._below: dict[str, int] = {}  # folder -> how many files are below it, at any depth
         super().__init__(paths=frozenset(), roots=roots, by_name=_Lazy(self._named), primary=_Lazy(self._module),
@@ -1139,7 +1140,7 @@ class _StoredMap(ModuleMap):
             if name.rsplit(".", 1)[-1] == "__init__":  # only a top-level __init__.py has such a name
                 candidates = ["__init__.py", "__init__.pyi"] if name == "__init__" else []
             else:
-                candidates = [f"{r}/{rel}{tail}" if r else rel + tail for r in self.roots for tail in _TAILS]
+                candidates = [f"{r}/{rel}{tail}" if r else rel + tail for r in self._roots_of(name.split(".", 1)[0]) for tail in _TAILS]
             paths = self.load()
             self._named_memo[name] = sorted(c for c in set(candidates) if c in paths)
         return self._named_memo[name] or None
@@ -1153,13 +1154,14 @@ class _StoredMap(ModuleMap):
     def _under(self, folder: str, but: tuple[str, ...] = ()) -> bool:
         """Is there a file below `folder` (other than `but`)?"""
         paths = self.load()
-        return self._below.get(folder, 0) > sum(1 for b in set(but) if b in paths and b.startswith(folder + "/"))
+        below = self._below.get(folder, 0)
+        return below > 0 and below > sum(1 for b in set(but) if b in paths and b.startswith(folder + "/"))
 
     def _is_prefix(self, name: str) -> bool:
         """Is some module's name `name.<more>`? A file below the folder of `name` under some root, not its __init__."""
         if name not in self._prefix_memo:
             rel = name.replace(".", "/")
-            folders = [f"{r}/{rel}" if r else rel for r in self.roots]
+            folders = [f"{r}/{rel}" if r else rel for r in self._roots_of(name.split(".", 1)[0])]
             self._prefix_memo[name] = any(self._under(f, (f + "/__init__.py", f + "/__init__.pyi")) for f in folders)
         return self._prefix_memo[name]
 
@@ -1169,10 +1171,17 @@ class _StoredMap(ModuleMap):
             if top == "__init__":
                 self._top_memo[top] = bool(self._named(top))
             else:
-                paths = self.load()
-                bases = [f"{r}/{top}" if r else top for r in self.roots]
-                self._top_memo[top] = any(b + ".py" in paths or b + ".pyi" in paths or self._under(b) for b in bases)
+                self._top_memo[top] = bool(self._roots_of(top))
         return self._top_memo[top]
+
+    def _roots_of(self, top: str) -> list[str]:
+        """The roots with a module `top` or a folder `top` holding files: the only roots a name under `top` can
+        be found in (ansible has 400 roots; a name is under one or two)."""
+        if top not in self._roots_memo:
+            paths = self.load()
+            self._roots_memo[top] = [r for r in self.roots if (b := f"{r}/{top}" if r else top) + ".py" in paths
+                                     or b + ".pyi" in paths or self._under(b)]
+        return self._roots_memo[top]
 
 
 _TAILS = (".py", ".pyi", "/__init__.py", "/__init__.pyi")
