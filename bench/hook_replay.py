@@ -11,13 +11,14 @@ hooks, back to back: each `git commit` runs pre-commit (the check, waiting for t
 previous commit's post-commit started, if it is still running) and post-commit (which starts the next
 refresh and returns). A commit the hook blocks is counted and made again with --no-verify. Prints
 per project the median, p95 and max wall time of `git commit`, the blocked commits, and the machine's
-load; nothing is asserted. Takes a few minutes per project.
+load, and the slowest commits with their CPU time in the foreground; nothing is asserted. Takes a few minutes per project.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,6 +37,12 @@ def git(repo: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] 
 
 def graphguard(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run((str(PYTHON), "-I", "-m", "graphguard", *args, "--repo", str(repo)), capture_output=True)
+
+
+def children_cpu() -> float:
+    """CPU seconds of the waited-for child processes so far (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -62,15 +69,21 @@ def replay(name: str, source: str, last: int) -> str:
             if r.returncode:
                 return f"== {name}: {' '.join(step)} failed: {r.stderr.decode(errors='replace')[:300]}"
         graphguard(repo, "stats")  # waits for any refresher the install or index started
-        times, blocked = [], []
+        times: list[float] = []
+        cpus: list[float] = []
+        blocked: list[str] = []
+        slow: list[tuple[float, float, str]] = []
         for sha in commits:
             diff = git(repo, "diff", "--binary", f"{sha}^1", sha).stdout
             if git(repo, "apply", "--index", "--whitespace=nowarn", stdin=diff).returncode:
                 continue  # the replayed branch differs from upstream here (a file mode, a submodule)
             subject = git(repo, "log", "-1", "--format=%s", sha).stdout.decode().strip()
-            t0 = time.monotonic()
+            files = len(git(repo, "diff", "--cached", "--name-only").stdout.split())
+            t0, cpu0 = time.monotonic(), children_cpu()
             r = git(repo, "commit", "-q", "--allow-empty", "-m", subject)
             times.append(time.monotonic() - t0)
+            cpus.append(children_cpu() - cpu0)
+            slow.append((times[-1], cpus[-1], f"{sha[:10]} {files:>4} files  {subject[:60]}"))
             if r.returncode:
                 blocked.append(f"{sha[:10]} {subject[:60]}")
                 git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", subject)
@@ -78,6 +91,9 @@ def replay(name: str, source: str, last: int) -> str:
         if times:
             lines.append(f"   git commit wall time: median {statistics.median(times):.2f} s  p95 {percentile(times, 0.95):.2f} s"
                          f"  max {max(times):.2f} s")
+            lines.append(f"   its CPU in the foreground (git and the hooks, not the detached refresher): median"
+                         f" {statistics.median(cpus):.2f} s  p95 {percentile(cpus, 0.95):.2f} s")
+            lines.extend(f"   slow: {wall:5.2f} s wall {cpu:5.2f} s CPU  {what}" for wall, cpu, what in sorted(slow, reverse=True)[:5])
         lines.extend(f"   BLOCK {b}" for b in blocked)
         return "\n".join(lines)
     finally:
