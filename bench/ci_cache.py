@@ -3,7 +3,7 @@
     python bench/ci_cache.py [--source /tmp/dj/django-5.2.8] [--work /tmp/cicache] [--runs 3]
         [--version LABEL=SRC]
 
-What a pull request's CI job does (README, "CI: start warm from a cache"): a fresh
+What a pull request's CI job does (docs/ci.md, "CI: start warm from a cache"): a fresh
 `git clone`, the CI cache restored into `.git/graphguard`, then `graphguard check --base
 main`. The script copies SOURCE (a git repository, e.g. Django 5.2.8; its own
 `.git/graphguard` is left out) to WORK/origin and adds history to it:

@@ -1,6 +1,6 @@
 """Retrieval on real history: does `graphguard context|related` find the files a commit changed?
 
-    python bench/retrieval_eval.py REPO [REPO ...] [--commits 60] [--readme README.md]
+    python bench/retrieval_eval.py REPO [REPO ...] [--commits 60] [--readme docs/retrieval.md]
 
 REPO is a local git repository or a URL to clone; either way the script works
 in its own clone (under --workdir, default bench/.cache/retrieval) and never
@@ -484,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-files", type=int, default=12, help="most modified .py files a commit may have")
     ap.add_argument("--profile", default="default")
     ap.add_argument("--workdir", default=os.path.join(HERE, ".cache", "retrieval"), help="where the private clones go")
-    ap.add_argument("--readme", help="also write the table into this README's retrieval-eval block")
+    ap.add_argument("--readme", help="also write the table into this file's retrieval-eval block (docs/retrieval.md)")
     ap.add_argument("--compare", default="", help="also ask with this profile (e.g. fitted) and compare it")
     ap.add_argument("--save", help="write the (first) project's scores to this JSON file")
     ap.add_argument("--load", action="append", default=[], help="add a project saved by --save to the tables")

@@ -23,7 +23,7 @@ from tests.graphdump import differences, dump
 from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]
-README = Path(__file__).resolve().parent.parent / "README.md"
+CI_DOC = Path(__file__).resolve().parent.parent / "docs" / "ci.md"
 
 LIB = {
     "pkg/__init__.py": "",
@@ -233,11 +233,11 @@ def test_cache_restored_at_a_stale_lock_and_logs_is_harmless(make_repo: Callable
     assert report(graphguard_cli(warm, "check", "--base", "main", "--format", "json")) == cold
 
 
-# --- the README's snippets ------------------------------------------------------------------
+# --- the snippets of docs/ci.md ---------------------------------------------------------------
 
 
 def _section(title: str) -> str:
-    text = README.read_text(encoding="utf-8")
+    text = CI_DOC.read_text(encoding="utf-8")
     start = text.index(title)
     end = text.find("\n#", start + len(title))
     return text[start:end if end != -1 else len(text)]
@@ -247,7 +247,7 @@ def _yaml_blocks(section: str) -> list[str]:
     return re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
 
 
-def test_readme_ci_cache_snippets_are_valid_yaml_that_cache_the_store() -> None:
+def test_ci_doc_cache_snippets_are_valid_yaml_that_cache_the_store() -> None:
     yaml = pytest.importorskip("yaml")
     github, gitlab = (yaml.safe_load(block) for block in _yaml_blocks(_section("CI: start warm from a cache")))
 
