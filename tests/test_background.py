@@ -541,3 +541,27 @@ def test_serve_logs_a_failure(make_repo: Callable[..., GitRepo], capsys: pytest.
     assert serve(str(repo.root), "post-commit", -1) == 1
     out = capsys.readouterr().out
     assert "graph not refreshed" in out and "no_such_key" in out and "Traceback" in out
+
+
+def test_index_leaves_the_text_index_to_a_refresher_still_at_it(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    """ansible under load: `index` waited for the graph the install's refresher built, then timed out (exit 2) on
+    the write lock the refresher held for the text index. The graph is built: `index` is done."""
+    repo = make_repo(LIB)
+    assert graphguard(repo, "index").code == 0
+    with sqlite3.connect(repo.graph_path) as db:
+        db.execute("UPDATE meta SET value = 'stale' WHERE key = 'text_state'")
+    store_dir = str(repo.graph_path.parent)
+    refresher, writer = Lock(os.path.join(store_dir, background.LOCK_NAME)), Lock(os.path.join(store_dir, "write.lock"))
+    refresher.acquire(0)
+    writer.acquire(0)
+    try:
+        background.write_state(store_dir, "install", time.time(), pid=os.getpid())
+        t0 = time.monotonic()
+        r = graphguard(repo, "index", "--format", "json")
+        waited = time.monotonic() - t0
+    finally:
+        writer.release()
+        refresher.release()
+    assert r.code == 0, r.err
+    assert r.json["noop"] is True and r.json["head"] == repo.head
+    assert waited < 20, "waited for the write lock"  # the lock wait is 30 s: a bound, not a timing claim

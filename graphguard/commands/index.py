@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from graphguard import output
 from graphguard.errors import GraphguardError
@@ -11,11 +12,10 @@ from graphguard.repo import Repo, ensure_current, open_repo
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     from graphguard.commands.printing import write_compact
-    from graphguard.retrieval.maintain import catch_up
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)
-    catch_up(repo.store, repo.root, r.head)  # a graph that was current already: its text index may not be
+    _text_index(repo, r.head)
     fitted = _fit_if_due(repo, r.head)
     doc = {
         "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
@@ -38,6 +38,22 @@ def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     if fitted is not None and fmt != "json":
         output.write(f"graphguard: retrieval profile from this repository's history: {fitted}")
     return 0
+
+
+def _text_index(repo: Repo, head: str | None) -> None:
+    """Bring retrieval's text index to a graph that was current already. A refresher that is still running
+    (it built the graph this command waited for) brings it along itself: not waited for here, since `index`
+    is done once the graph is built; and a cache kept busy by another process is no failure of `index`."""
+    from graphguard import background
+    from graphguard.errors import LockTimeout
+    from graphguard.retrieval.maintain import catch_up
+
+    if background.running(repo.store.dir):
+        return
+    try:
+        catch_up(repo.store, repo.root, head)
+    except LockTimeout:
+        print("graphguard: the text index is being updated by another process; it follows there", file=sys.stderr)
 
 
 def _fit_if_due(repo: Repo, head: str | None) -> str | None:
