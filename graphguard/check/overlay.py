@@ -22,7 +22,7 @@ from graphguard.repo import Repo
 if TYPE_CHECKING:
     from graphguard.config import Config
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, Resolver, Site
+    from graphguard.resolve import FileResolution, InfoCache, Resolver, Site
     from graphguard.signature import Signature
     from graphguard.store import Store
 
@@ -51,7 +51,14 @@ class Overlay:
     def new_resolver(self) -> Resolver:
         from graphguard.resolve import Resolver
 
-        return Resolver(self.new_map, self.new_facts_of)
+        return Resolver(self.new_map, self.new_facts_of, self.infos)
+
+    @functools.cached_property
+    def infos(self) -> InfoCache:
+        """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
+        from graphguard.resolve import InfoCache
+
+        return InfoCache()
 
     @functools.cached_property
     def fresh_new(self) -> dict[str, FileResolution]:
@@ -71,7 +78,7 @@ class Overlay:
                 out[p] = self.fresh_new[p]
                 continue
             hybrid_map = self.old_map if p in self.old_map.primary else self.old_map.with_changes({p}, frozenset())
-            out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
+            out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts), self.infos).resolve_file(p)
         return out
 
     @functools.cached_property
@@ -123,7 +130,7 @@ class Overlay:
     def old_resolver(self) -> Resolver:
         from graphguard.resolve import Resolver
 
-        return Resolver(self.old_map, self.old_facts)
+        return Resolver(self.old_map, self.old_facts, self.infos)
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
