@@ -88,6 +88,7 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
     """The definition a public name reaches through imports: `sqlalchemy.util.warn_deprecated` is
     defined in `sqlalchemy.util.deprecations` and re-exported by the package's `__init__`. The graph
     names symbols where they are defined; a user or an agent names them as they import them."""
+    from graphguard.config import load as load_config
     from graphguard.model import FileFacts
     from graphguard.modules import ModuleMap
     from graphguard.resolve import Mod, Resolver, Sym, Target
@@ -101,7 +102,7 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
         except (ValueError, TypeError, IndexError):
             return None
 
-    resolver = Resolver(ModuleMap.build(blobs), load)
+    resolver = Resolver(ModuleMap.build(blobs, load_config(repo.root).test_data), load)
     parts = name.split(".")
     # The longest prefix that is a module of the repository, then each further name looked up in it.
     for cut in range(len(parts) - 1, 0, -1):

@@ -15,6 +15,7 @@ from typing import Any
 
 from graphguard import output
 from graphguard.errors import GraphguardError
+from graphguard.modules import DEFAULT_TEST_DATA
 from graphguard.result import FileWarning, block_on_values
 
 if sys.version_info >= (3, 11):
@@ -72,6 +73,9 @@ class Config:
     generated: tuple[str, ...] = ()  # indexed and traversed, never reported as callers to fix
     tests: tuple[str, ...] = DEFAULT_TESTS
     public_api: tuple[str, ...] = ()  # packages whose names have callers outside the repository
+    # Folders of test data (matched at any depth; `**` spans folders): never import roots, so a case named like a
+    # stdlib module does not shadow it. A list set replaces the default; [] has none.
+    test_data: tuple[str, ...] = DEFAULT_TEST_DATA
     fail_on_unknown: bool = False
     # Fit the retrieval profile to the repository's history after a cold index and every REFIT_AFTER commits
     # (up to fitting.SECONDS of CPU in the detached refresher); false keeps the default profile.
@@ -96,10 +100,12 @@ class Config:
 
     def digest(self) -> str:
         """What changes the stored graph (the others only change reports)."""
-        return repr((self.exclude, self.tests))
+        # test_data only when set: a graph built before the key existed, with the default, stays current.
+        data = () if self.test_data == DEFAULT_TEST_DATA else (self.test_data,)
+        return repr((self.exclude, self.tests, *data))
 
 
-_LISTS = {"block_on", "exclude", "generated", "tests", "public_api"}
+_LISTS = {"block_on", "exclude", "generated", "tests", "public_api", "test_data"}
 _BOOLS = {"fail_on_unknown", "retrieval_fit"}
 _NAMES = sorted(f.name for f in fields(Config) if f.name not in ("source", "warnings"))
 _KEYS = {n.replace("_", "-") for n in _NAMES} | set(_NAMES)
@@ -125,6 +131,8 @@ def parse(table: dict[str, Any], source: str) -> Config:
                 values[name] = tuple(value)
                 if name == "block_on":
                     errors += _unknown_block_on(key, value)
+                elif name == "test_data":
+                    errors += _bad_folders(key, value)
         elif name in _BOOLS and not isinstance(value, bool):
             errors.append(f"'{key}' must be true or false")
         else:
@@ -169,6 +177,12 @@ def _unknown_block_on(key: str, values: list[str]) -> list[str]:
     if not unknown:
         return []
     return [f"'{key}' has unknown {', '.join(repr(v) for v in unknown)} (known: {', '.join(sorted(known))})"]
+
+
+def _bad_folders(key: str, values: list[str]) -> list[str]:
+    """Folder patterns are relative and name a folder: not empty, no leading slash, no `..`."""
+    bad = [v for v in values if not v.strip("/") or v.startswith("/") or ".." in v.split("/")]
+    return [f"'{key}' has {', '.join(repr(v) for v in bad)}: write folder names or paths such as \"fixtures\" or \"tests/data\""] if bad else []
 
 
 def load(root: str) -> Config:

@@ -523,7 +523,7 @@ class Indexer:
         parsed = self.ensure_facts((new[p] for p in added + modified), decode=not old, defer_save=True)
 
         with self.phases("module map"):
-            modmap = ModuleMap.build(new)
+            modmap = ModuleMap.build(new, self.config.test_data)
             cold = (
                 rebuild
                 or not old
@@ -533,7 +533,7 @@ class Indexer:
         with self.phases("find dirty"):
             # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
             digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
-            self._old_map = ModuleMap.build(old) if (added or removed) and not cold else modmap
+            self._old_map = ModuleMap.build(old, self.config.test_data) if (added or removed) and not cold else modmap
             dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap,
                                                       {p: new[p].blob for p in modified})
             if rebuild_is_cheaper(len(dirty), len(new)):
@@ -551,7 +551,7 @@ class Indexer:
         sources = self._resolve(job)
         self.save_facts()
         self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
-                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots, layout=Layout.of(new))
+                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots, layout=Layout.of(new, self.config.test_data))
         for e in entries:
             f = self._facts.get(e.blob)
             warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))

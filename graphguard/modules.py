@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -22,6 +23,12 @@ from functools import cache
 from typing import Protocol, TypeVar
 
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__", "__main__", "typing_extensions"}
+
+
+#: Folders of test data (inputs a test reads as text: black's 309 formatter cases under tests/data/): any folder under
+#: one of these names, and `data` under a tests folder. The `test_data` key of the configuration replaces them.
+DEFAULT_TEST_DATA = ("fixtures", "testdata", "test_data", "test-data", "tests/**/data", "test/**/data", "testing/**/data")
+
 
 
 def is_python(path: str) -> bool:
@@ -52,11 +59,13 @@ class ModuleMap:
     primary: Mapping[str, str] = field(default_factory=dict)  # path -> its module name from its deepest root
     top_names: AbstractSet[str] = frozenset()
     prefixes: AbstractSet[str] = frozenset()  # every package name, namespace folders included
+    test_data: tuple[str, ...] = DEFAULT_TEST_DATA  # the folders of test data the roots were derived without
 
     @classmethod
-    def build(cls, paths: Iterable[str]) -> ModuleMap:
+    def build(cls, paths: Iterable[str], test_data: tuple[str, ...] = DEFAULT_TEST_DATA) -> ModuleMap:
+        """`test_data`: the folders of test data (the configuration's), which are no import roots."""
         paths = frozenset(p for p in paths if is_python(p))
-        layout = Layout.of(paths)
+        layout = Layout.of(paths, test_data)
         roots = frozenset(layout.roots)
         by_name: dict[str, list[str]] = {}
         primary: dict[str, str] = {}
@@ -66,11 +75,11 @@ class ModuleMap:
                 primary.setdefault(path, name)
         tops = frozenset(n.split(".", 1)[0] for n in by_name)
         prefixes = frozenset(n.rsplit(".", i)[0] for n in by_name for i in range(1, n.count(".") + 1))
-        return cls(paths, layout.roots, by_name, primary, tops, prefixes)
+        return cls(paths, layout.roots, by_name, primary, tops, prefixes, test_data)
 
     def with_changes(self, added: AbstractSet[str], removed: AbstractSet[str]) -> ModuleMap:
         """The map of the same files with some added and some removed."""
-        return ModuleMap.build((set(self.paths) - removed) | added)
+        return ModuleMap.build((set(self.paths) - removed) | added, self.test_data)
 
     def module_of(self, path: str) -> str:
         return self.primary[path]
@@ -165,15 +174,16 @@ class Layout:
     dirs: Mapping[str, int]  # folder -> its Python files (directly in it)
     packages: Mapping[str, int]  # package folder -> its __init__.py / __init__.pyi files
     dotted: frozenset[str]  # files with a dot in their path before the suffix (a name does not tell their path)
+    test_data: tuple[str, ...] = DEFAULT_TEST_DATA  # folders of test data: never roots
 
     @classmethod
-    def of(cls, paths: Iterable[str]) -> Layout:
+    def of(cls, paths: Iterable[str], test_data: tuple[str, ...] = DEFAULT_TEST_DATA) -> Layout:
         dirs, packages, dotted = _count(paths)
-        return cls(_roots(dirs.keys(), packages.keys()), dirs, packages, dotted)
+        return cls(_roots(dirs.keys(), packages.keys(), test_data), dirs, packages, dotted, test_data)
 
     def to_json(self) -> str:
-        return json.dumps({"roots": list(self.roots), "dirs": self.dirs, "packages": self.packages, "dotted": sorted(self.dotted)},
-                          sort_keys=True, separators=(",", ":"))
+        return json.dumps({"roots": list(self.roots), "dirs": self.dirs, "packages": self.packages, "dotted": sorted(self.dotted),
+                           "test_data": list(self.test_data)}, sort_keys=True, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | None) -> Layout | None:
@@ -182,7 +192,9 @@ class Layout:
             return None
         try:
             d = json.loads(text)
-            return cls(tuple(d["roots"]), Counter(d["dirs"]), Counter(d["packages"]), frozenset(d["dotted"]))
+            # A layout kept before the setting existed was derived with the default.
+            test_data = tuple(d.get("test_data", DEFAULT_TEST_DATA))
+            return cls(tuple(d["roots"]), Counter(d["dirs"]), Counter(d["packages"]), frozenset(d["dotted"]), test_data)
         except (ValueError, KeyError, TypeError):
             return None
 
@@ -197,8 +209,8 @@ class Layout:
         packages.subtract(gone_packages)
         dirs, packages = +dirs, +packages  # drop what fell to zero
         same = dirs.keys() == self.dirs.keys() and packages.keys() == self.packages.keys()
-        roots = self.roots if same else _roots(dirs.keys(), packages.keys())
-        return Layout(roots, dirs, packages, (self.dotted - gone_dotted) | new_dotted)
+        roots = self.roots if same else _roots(dirs.keys(), packages.keys(), self.test_data)
+        return Layout(roots, dirs, packages, (self.dotted - gone_dotted) | new_dotted, self.test_data)
 
 
 def _count(paths: Iterable[str]) -> tuple[Counter[str], Counter[str], frozenset[str]]:
@@ -217,19 +229,35 @@ def _count(paths: Iterable[str]) -> tuple[Counter[str], Counter[str], frozenset[
 _INIT_ENDINGS = ("__init__.py", "__init__.pyi")
 
 
-#: Folders of test data (inputs a test reads as text: black's 309 formatter cases under tests/data/): any folder under
-#: one of these names, and `data` under a tests folder.
-DATA_FOLDERS = frozenset({"fixtures", "testdata", "test_data", "test-data"})
-_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+@cache
+def _test_data_pattern(folders: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for folder patterns matched at any depth (`**` spans folders, `*` and `?` stay in one), searched in
+    a folder's path with a slash after it."""
+    if not folders:
+        return None
+    bodies = []
+    for folder in folders:
+        parts = []
+        for seg in folder.strip("/").split("/"):
+            if seg == "**":
+                parts.append("(?:[^/]+/)*")
+            else:
+                parts.append(re.escape(seg).replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + "/")
+        bodies.append("".join(parts))
+    return re.compile("(?:^|/)(?:" + "|".join(bodies) + ")")
 
 
-def is_test_data(path: str) -> bool:
-    """Whether a file or folder lies in a folder of test data (DATA_FOLDERS, or `data` under a tests folder)."""
-    parts = path.split("/")[:-1] if is_python(path) else path.split("/")
-    return any(p in DATA_FOLDERS or (p == "data" and any(t in _TEST_FOLDERS for t in parts[:i])) for i, p in enumerate(parts))
+def is_test_data(path: str, folders: tuple[str, ...] = DEFAULT_TEST_DATA) -> bool:
+    """Whether a file or folder lies in a folder of test data: one matching any of `folders` (DEFAULT_TEST_DATA,
+    or the configuration's `test_data`)."""
+    pattern = _test_data_pattern(folders)
+    if pattern is None:
+        return False
+    folder = path.rpartition("/")[0] if is_python(path) else path
+    return bool(folder) and pattern.search(folder + "/") is not None
 
 
-def _roots(dirs: AbstractSet[str], packages: AbstractSet[str]) -> tuple[str, ...]:
+def _roots(dirs: AbstractSet[str], packages: AbstractSet[str], test_data: tuple[str, ...]) -> tuple[str, ...]:
     """The import roots. A folder of test data is never one: its files are read by tests, not imported under their
     bare names, and as roots they made `collections.py`, `abc.py` among black's cases the stdlib's modules. They keep
     their dotted names from the roots above (`tests.data.cases.collections`)."""
@@ -237,13 +265,13 @@ def _roots(dirs: AbstractSet[str], packages: AbstractSet[str]) -> tuple[str, ...
     for d in dirs:
         # A folder is a root when it is not a package itself but holds code: scripts,
         # or packages (then the folder is what a runner puts on sys.path).
-        if d not in packages and d != "" and not is_test_data(d):
+        if d not in packages and d != "" and not is_test_data(d, test_data):
             parent = posixpath.dirname(d)
             if parent not in packages:
                 roots.add(d)
     for d in packages:
         parent = posixpath.dirname(d)
-        if parent not in packages and not is_test_data(parent):
+        if parent not in packages and not is_test_data(parent, test_data):
             roots.add(parent)
     # Folders above a root may be namespace packages under the real sys.path entry
     # (src/company/product/__init__.py is `company.product`): their roots count too.
@@ -294,6 +322,7 @@ class ProbedModuleMap(ModuleMap):
             primary=_OnDemandMap(self._primary, lambda: self.full().primary),
             top_names=_OnDemandSet(self._is_top, lambda: self.full().top_names),
             prefixes=_OnDemandSet(self._is_prefix, lambda: self.full().prefixes),
+            test_data=layout.test_data,
         )
 
     def with_changes(self, added: AbstractSet[str], removed: AbstractSet[str]) -> ProbedModuleMap:
@@ -305,7 +334,7 @@ class ProbedModuleMap(ModuleMap):
 
     def full(self) -> ModuleMap:
         if self._full is None:
-            self._full = ModuleMap.build([*(p for p in self.probe.all() if p not in self.removed), *self.added])
+            self._full = ModuleMap.build([*(p for p in self.probe.all() if p not in self.removed), *self.added], self.layout.test_data)
         return self._full
 
     def _exists(self, path: str) -> bool:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from graphguard.config import DEFAULT_TESTS, Config, Globs, _anchored, load
 from graphguard.errors import GraphguardError
+from graphguard.modules import DEFAULT_TEST_DATA
 from tests.helpers import GitRepo, Result, source
 
 Run = Callable[..., Result]
@@ -22,6 +23,7 @@ exclude = ["gen/**", "**/vendor/**"]
 generated = ["**/*_pb2.py"]
 tests = ["checks/**"]
 public_api = ["pkg.api"]
+test_data = ["cases", "tests/**/golden"]
 fail_on_unknown = true
 """
 EXPECTED = Config(
@@ -30,12 +32,13 @@ EXPECTED = Config(
     generated=("**/*_pb2.py",),
     tests=("checks/**",),
     public_api=("pkg.api",),
+    test_data=("cases", "tests/**/golden"),
     fail_on_unknown=True,
 )
 
 
 def fields(c: Config) -> tuple[object, ...]:
-    return (c.block_on, c.exclude, c.generated, c.tests, c.public_api, c.fail_on_unknown)
+    return (c.block_on, c.exclude, c.generated, c.tests, c.public_api, c.fail_on_unknown, c.test_data)
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -49,7 +52,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 def test_defaults_without_configuration(tmp_path: Path) -> None:
     c = load(str(tmp_path))
-    assert fields(c) == (("syntax-error",), (), (), DEFAULT_TESTS, (), False)
+    assert fields(c) == (("syntax-error",), (), (), DEFAULT_TESTS, (), False, DEFAULT_TEST_DATA)
 
 
 def test_pyproject_without_a_graphguard_table_is_the_defaults(tmp_path: Path) -> None:
@@ -140,6 +143,10 @@ def _error(tmp_path: Path, files: dict[str, str]) -> str:
         pytest.param("public_api = 'pkg'\n", "public_api", id="public-api"),
         pytest.param("fail_on_unknown = 'yes'\n", "fail_on_unknown", id="string-for-bool"),
         pytest.param("fail-on-unknown = 1\n", "fail-on-unknown", id="int-for-bool"),
+        pytest.param("test_data = 'fixtures'\n", "test_data", id="string-for-test-data"),
+        pytest.param("test-data = ['/abs/cases']\n", "test-data", id="absolute-test-data"),
+        pytest.param("test_data = ['']\n", "test_data", id="empty-test-data"),
+        pytest.param("test_data = ['../up']\n", "test_data", id="climbing-test-data"),
     ],
 )
 @pytest.mark.parametrize("where", [".graphguard.toml", "pyproject.toml"])
@@ -166,7 +173,7 @@ def test_bad_key_is_one_line_naming_it(tmp_path: Path, text: str, key: str, wher
         pytest.param("[tool.graphguard]\nexclud = []\n", "[tool.graphguard]: unknown key 'exclud' (did you mean 'exclude'?)",
                      id="misspelt-key-under-the-table"),
         pytest.param("fail-on-unknwn = true\n", "unknown key 'fail-on-unknwn' (did you mean 'fail_on_unknown'?)", id="misspelt-dashed"),
-        pytest.param("zzz = 1\n", "unknown key 'zzz' (known: block_on, exclude, fail_on_unknown, generated, public_api, retrieval_fit, tests)",
+        pytest.param("zzz = 1\n", "unknown key 'zzz' (known: block_on, exclude, fail_on_unknown, generated, public_api, retrieval_fit, test_data, tests)",
                      id="nothing-close"),
     ],
 )
@@ -499,3 +506,9 @@ def test_what_was_left_out_names_the_patterns_and_counts_the_definitions() -> No
     (w,) = leftout.excluded_changes(Config(exclude=("!b.py",)), ["a.py"], [])
     assert w.message.startswith('exclude = ["!b.py"] covers')
     assert leftout.excluded_changes(Config(exclude=("a/**",)), ["a/x.py"], ["b.py"]) == []
+
+
+def test_the_default_test_data_leaves_the_digest_as_before_and_a_setting_changes_it() -> None:
+    # A graph built before the key existed stays current; a different setting rebuilds it.
+    assert Config().digest() == repr(((), DEFAULT_TESTS))
+    assert len({Config().digest(), Config(test_data=()).digest(), Config(test_data=("cases",)).digest()}) == 3

@@ -12,7 +12,7 @@ import pytest
 
 from graphguard.languages.python import parse
 from graphguard.modules import ModuleMap
-from graphguard.resolve import Resolver, annotation_chain
+from graphguard.resolve import InfoCache, Resolver, annotation_chain
 from tests.helpers import GitRepo, Result, source
 
 Use = tuple[str, int, str, str]  # (path, line, kind, resolution)
@@ -563,3 +563,24 @@ def test_import_status_internal_external_unresolved() -> None:
 )
 def test_annotation_chain(annotation: str, chain: str | None) -> None:
     assert annotation_chain(annotation) == chain
+
+
+def test_resolvers_sharing_module_infos_resolve_as_apart() -> None:
+    """An InfoCache hands a resolver another's ModuleInfo only for the same facts: a resolver that loads a file's
+    new version (the check's, against the old repository) sees its own, and the old one's still sees the old."""
+    old = {"pkg/__init__.py": b"", "pkg/m.py": b"def f(a):\n    pass\n", "pkg/u.py": b"from pkg.m import f\nf(1)\n"}
+    new = {**old, "pkg/m.py": b"def g(a):\n    pass\n"}
+    old_facts = {p: parse(t) for p, t in old.items()}
+    new_facts = {**old_facts, "pkg/m.py": parse(new["pkg/m.py"])}
+    modmap, infos = ModuleMap.build(old), InfoCache()
+
+    def calls(facts: Mapping[str, object]) -> list[str | None]:
+        resolver = Resolver(modmap, facts.get, infos)  # type: ignore[arg-type]
+        return [s.target for s in resolver.resolve_file("pkg/u.py").sites if s.kind == "call"]
+
+    assert calls(old_facts) == ["pkg.m.f"]
+    assert calls(new_facts) == [None]  # f is gone from the new pkg/m.py
+    assert calls(old_facts) == ["pkg.m.f"]
+    # The same facts: the same ModuleInfo, built once.
+    assert infos.get("pkg/u.py", "pkg.u", old_facts["pkg/u.py"]) is infos.get("pkg/u.py", "pkg.u", old_facts["pkg/u.py"])
+    assert infos.get("pkg/m.py", "pkg.m", new_facts["pkg/m.py"]).facts is new_facts["pkg/m.py"]

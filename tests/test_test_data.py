@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from graphguard.modules import ModuleMap, is_test_data
+from graphguard.modules import Layout, ModuleMap, is_test_data
 from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]
@@ -83,3 +83,52 @@ def test_which_folders_are_test_data() -> None:
     m = ModuleMap.build({**CASES, **OWN})
     assert m.find("collections") == "tools/collections.py" and m.find("abc") is None
     assert m.find("tests.data.cases.collections") == "tests/data/cases/collections.py"
+
+
+#: A module among the test data named like the stdlib one a package imports.
+SHADOW = {
+    "pkg/__init__.py": "",
+    "pkg/util.py": "import collections\n\n\ndef g():\n    return collections.tally([1])\n",
+    "tests/data/collections.py": "def tally(items):\n    return len(items)\n",
+}
+
+
+def test_the_test_data_setting_decides_the_roots_and_a_change_of_it_rebuilds_the_graph(make_repo: Callable[..., GitRepo],
+                                                                                         graphguard: Run) -> None:
+    repo = make_repo(SHADOW)
+    # Each setting written beside the same commit: the graph must follow the setting, not the commit.
+    for setting, status in [(None, "external"), ("test_data = []\n", "internal"), ('test_data = ["cases"]\n', "internal"),
+                            ('test_data = ["tests/data"]\n', "external"), ("test-data = []\n", "internal")]:
+        if setting is not None:
+            repo.write({".graphguard.toml": setting})
+        r = graphguard(repo, "index")
+        assert r.code == 0, r.err
+        assert _imports(repo)[("pkg/util.py", "collections")] == status, setting
+
+
+def test_with_no_test_data_a_signature_change_there_reaches_the_importer(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo({**SHADOW, ".graphguard.toml": "test_data = []\n"})
+    assert graphguard(repo, "index").code == 0
+    repo.write({"tests/data/collections.py": "def tally(items, how):\n    return len(items)\n"})
+    r = graphguard(repo, "check", "--worktree")
+    assert r.code == 1 and "pkg/util.py:5" in r.out, r.out
+
+
+def test_the_default_test_data_hides_that_change(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
+    repo = make_repo(SHADOW)
+    assert graphguard(repo, "index").code == 0
+    repo.write({"tests/data/collections.py": "def tally(items, how):\n    return len(items)\n"})
+    r = graphguard(repo, "check", "--worktree")
+    assert r.code == 0 and "pkg/util.py" not in r.out, r.out
+
+
+def test_folders_of_test_data_as_set() -> None:
+    assert is_test_data("a/cases/b/c.py", ("cases",)) and not is_test_data("a/cases.py", ("cases",))
+    assert not is_test_data("tests/data/x.py", ()) and not is_test_data("tests/data/x.py", ("cases",))
+    assert is_test_data("tests/unit/golden/x.py", ("tests/**/golden",)) and is_test_data("tests/golden", ("tests/**/golden",))
+    assert is_test_data("x/snap_1/y.py", ("snap_*",)) and not is_test_data("x/golden/y.py", ("tests/**/golden",))
+    assert ModuleMap.build(CASES, ()).find("collections") == "tests/data/cases/collections.py"
+    layout = Layout.of(CASES, ("cases",))
+    assert Layout.from_json(layout.to_json()) == layout and layout.test_data == ("cases",)
+    # A layout kept before the setting existed was derived with the default.
+    assert Layout.from_json('{"roots": [""], "dirs": {}, "packages": {}, "dotted": []}') == Layout(("",), {}, {}, frozenset())

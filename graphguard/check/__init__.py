@@ -150,7 +150,7 @@ def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisio
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     sides = revisions.read_sides(repo.root, old_rev, new_rev, diff, proposals)
-    over = overlay.build(repo, sides, cache_facts=proposals is None)
+    over = overlay.build(repo, sides, config, cache_facts=proposals is None)
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]

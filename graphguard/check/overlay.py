@@ -20,8 +20,9 @@ from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, P
 from graphguard.repo import Repo
 
 if TYPE_CHECKING:
+    from graphguard.config import Config
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, Resolver, Site
+    from graphguard.resolve import FileResolution, InfoCache, Resolver, Site
     from graphguard.signature import Signature
     from graphguard.store import Store
 
@@ -50,7 +51,14 @@ class Overlay:
     def new_resolver(self) -> Resolver:
         from graphguard.resolve import Resolver
 
-        return Resolver(self.new_map, self.new_facts_of)
+        return Resolver(self.new_map, self.new_facts_of, self.infos)
+
+    @functools.cached_property
+    def infos(self) -> InfoCache:
+        """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
+        from graphguard.resolve import InfoCache
+
+        return InfoCache()
 
     @functools.cached_property
     def fresh_new(self) -> dict[str, FileResolution]:
@@ -70,7 +78,7 @@ class Overlay:
                 out[p] = self.fresh_new[p]
                 continue
             hybrid_map = self.old_map if p in self.old_map.primary else self.old_map.with_changes({p}, frozenset())
-            out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts)).resolve_file(p)
+            out[p] = Resolver(hybrid_map, hybrid_loader(p, self.new_facts[p], self.old_facts), self.infos).resolve_file(p)
         return out
 
     @functools.cached_property
@@ -122,7 +130,7 @@ class Overlay:
     def old_resolver(self) -> Resolver:
         from graphguard.resolve import Resolver
 
-        return Resolver(self.old_map, self.old_facts)
+        return Resolver(self.old_map, self.old_facts, self.infos)
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
@@ -187,8 +195,8 @@ class SiteIndex:
 _NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
 
 
-def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
-    """`cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
+def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True) -> Overlay:
+    """`config`: the folders of test data it names decide the module names. `cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
     contents writes nothing, and most proposals are never committed)."""
     from graphguard.indexer import Indexer
 
@@ -205,13 +213,15 @@ def build(repo: Repo, sides: Sides, *, cache_facts: bool = True) -> Overlay:
         old_entries = _StoredEntries(stored)
         # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
         kept = Layout.from_json(store.meta(LAYOUT_KEY)) if store.meta(LAYOUT_HEAD_KEY) == stored_head else None
-        layout = kept or Layout.of(stored.all())
+        if kept is not None and kept.test_data != config.test_data:  # kept under another setting
+            kept = None
+        layout = kept or Layout.of(stored.all(), config.test_data)
         old_map: ModuleMap = ProbedModuleMap(layout, stored)
     else:
         entries, _ = indexer.snapshot(sides.old.rev)
         indexer.ensure_facts(entries)
         old_entries = {e.path: e.blob for e in entries}
-        old_map = ModuleMap.build(old_entries)
+        old_map = ModuleMap.build(old_entries, config.test_data)
     new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
     # Module names depend only on the set of paths: most changes add or remove no file.
     added = {p for p in sides.new.blobs if is_python(p) and p not in old_entries}

@@ -8,6 +8,7 @@ from typing import Any
 from graphguard import output
 from graphguard.answers import stats_document
 from graphguard.commands.printing import write_compact
+from graphguard.config import load as load_config
 from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 
@@ -63,7 +64,7 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
         lines.append(f"  unresolved import {u['path']}:{u['line']} {u['module']}")
     if len(imp["unresolved_list"]) > 50:
         lines.append(f"  ... {len(imp['unresolved_list']) - 50} more (--format json lists all)")
-    lines += _test_data_hint(graph)
+    lines += _test_data_hint(graph, load_config(repo.root).test_data)
     for w in s["config_warnings"]:
         lines.append(f"  warning {w['path']}: {w['message']}")
     for path, message in graph.warnings()[:20]:
@@ -72,15 +73,16 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     return 0
 
 
-def _test_data_hint(graph: CodeGraph) -> list[str]:
-    """Files in folders of test data (modules.is_test_data): said, with how to leave them out of the graph."""
+def _test_data_hint(graph: CodeGraph, test_data: tuple[str, ...]) -> list[str]:
+    """Files in folders of test data (modules.is_test_data; the configuration's `test_data`): said, with how to leave
+    them out of the graph, or make them import roots."""
     from graphguard.modules import is_test_data
 
     folders: dict[str, int] = {}
     for (path,) in graph.db.execute("SELECT path FROM files"):
-        if is_test_data(path):
+        if is_test_data(path, test_data):
             parts = path.split("/")
-            top = next(i for i in range(1, len(parts)) if is_test_data("/".join(parts[:i])))
+            top = next(i for i in range(1, len(parts)) if is_test_data("/".join(parts[:i]), test_data))
             folders["/".join(parts[:top])] = folders.get("/".join(parts[:top]), 0) + 1
     if not folders:
         return []
@@ -88,4 +90,4 @@ def _test_data_hint(graph: CodeGraph) -> list[str]:
     globs = ", ".join(f'"{f}/**"' for f in sorted(folders)[:3])
     return [(f"  hint {sum(folders.values())} files in folders of test data: {named}; indexed under their dotted paths"
              f" only, never as top-level modules (a case named collections.py is not the stdlib's);"
-             f" exclude = [{globs}] in [tool.graphguard] leaves them out of the graph")]
+             f" exclude = [{globs}] in [tool.graphguard] leaves them out of the graph; test_data = [] makes no folder test data")]
