@@ -33,7 +33,8 @@ and their stderr pipe closes (a refresher holding it would count); the overhead 
 of the medians. With hooks, then: how long after git returned the graph is at A and no refresher
 runs; and one way, `git checkout B`, the next command (`callers`, which waits for a refresher) started
 when git returns, and the time from the checkout's start until the graph is at B. The hooks start
-graphguard with -E (no PYTHONPATH): compare versions by running this script with each one's Python.
+graphguard with -E (no PYTHONPATH): compare versions with --python LABEL=PYTHON, each an interpreter
+with its own graphguard installed (a venv), alternated run by run.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class Run:
 class Version:
     label: str
     src: str  # "" for the installed package
+    python: str = sys.executable  # --checkout --python: the interpreter (and its graphguard) the hooks are installed with
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -82,7 +84,7 @@ class Version:
         return env
 
     def cmd(self, *args: str) -> list[str]:
-        return [sys.executable, "-m", "graphguard", *args]
+        return [self.python, "-m", "graphguard", *args]
 
 
 # --- processes ----------------------------------------------------------------------------------
@@ -464,6 +466,8 @@ def print_table(figs: dict[int, Figures], versions: Sequence[Version], runs: int
 def compile_sources(versions: Sequence[Version]) -> None:
     """PYTHONDONTWRITEBYTECODE may be set: compile once, or every run pays for it."""
     for v in versions:
+        if v.python != sys.executable:
+            continue
         where = v.src or os.path.dirname(os.path.dirname(
             subprocess.run([sys.executable, "-c", "import graphguard; print(graphguard.__file__)"], check=True,
                            capture_output=True, text=True).stdout.strip()))
@@ -487,12 +491,16 @@ def main() -> None:
     ap.add_argument("--ty-runs", type=int, default=3)
     ap.add_argument("--json", metavar="OUT", help="also write every run's figures as JSON")
     ap.add_argument("--checkout", action="store_true", help="only the checkout round trip with and without the hooks")
+    ap.add_argument("--python", action="append", default=[], metavar="LABEL=PYTHON",
+                    help="with --checkout: a version as an interpreter with graphguard installed")
     ap.add_argument("--changed", type=int, default=50, help="with --checkout: modules that differ between the branches")
     args = ap.parse_args()
-    versions = [Version(*v.split("=", 1)) for v in args.version] or [Version("installed", "")]
+    versions = ([Version(*v.split("=", 1)) for v in args.version] or
+                [Version(label, "", python) for label, python in (p.split("=", 1) for p in args.python)] or
+                [Version("installed", "")])
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
     compile_sources(versions)
-    named = ", ".join(f"{v.label}={v.src or 'installed'}" for v in versions)
+    named = ", ".join(f"{v.label}={v.src or (v.python if v.python != sys.executable else 'installed')}" for v in versions)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; versions: {named}", flush=True)
     figs: dict[int, Figures] = {}
     for size in sizes:
