@@ -2,6 +2,7 @@
 
     python bench/monorepo_bench.py [--sizes 1000,10000,100000] [--runs 5] [--keep]
         [--dir /tmp/monorepo] [--version LABEL=SRC ...] [--ty PATH] [--ty-max 10000] [--json OUT]
+    python bench/monorepo_bench.py --checkout [--changed 50] [--sizes 20000] [--runs 5] ...
 
 For each size, bench/monorepo.py generates the repository (seeded; reused when --keep left
 it from an earlier run), then whole processes are timed, each figure the median of --runs:
@@ -23,6 +24,17 @@ Each --version is a folder holding a `graphguard` package (`git archive REV grap
 shared machine hits them alike; without --version, the installed package. The point is the
 shape: every figure but the cold index should stay flat as the repository grows. The machine's
 load average is printed before and after each size.
+
+--checkout measures only what the native hooks add to switching branches: branch B is the
+generated commit with a body edit in each of --changed modules (committed without hooks, both
+sides indexed first). Each run, alternated with a run with `core.hooksPath` at an empty folder:
+`git checkout B` then `git checkout A` back to back, the two git processes timed until they exit
+and their stderr pipe closes (a refresher holding it would count); the overhead is the difference
+of the medians. With hooks, then: how long after git returned the graph is at A and no refresher
+runs; and one way, `git checkout B`, the next command (`callers`, which waits for a refresher) started
+when git returns, and the time from the checkout's start until the graph is at B. The hooks start
+graphguard with -E (no PYTHONPATH): compare versions with --python LABEL=PYTHON, each an interpreter
+with its own graphguard installed (a venv), alternated run by run.
 """
 
 from __future__ import annotations
@@ -41,11 +53,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hook_latency
 import monorepo
 
 TY = "/work/benchcache/modes/ty-env/bin/ty"
 INFO_FILE = "monorepo.json"  # in the generated repository's .git: what generate() returned
 NO_HOOKS = ["-c", "core.hooksPath=/dev/null"]
+BRANCH_B = "bench-checkout-b"
 
 
 @dataclass
@@ -60,6 +74,7 @@ class Run:
 class Version:
     label: str
     src: str  # "" for the installed package
+    python: str = sys.executable  # --checkout --python: the interpreter (and its graphguard) the hooks are installed with
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -69,7 +84,7 @@ class Version:
         return env
 
     def cmd(self, *args: str) -> list[str]:
-        return [sys.executable, "-m", "graphguard", *args]
+        return [self.python, "-m", "graphguard", *args]
 
 
 # --- processes ----------------------------------------------------------------------------------
@@ -289,6 +304,96 @@ def measure(repo: str, info: monorepo.Info, versions: Sequence[Version], args: a
     return fig
 
 
+# --- --checkout: what the hooks add to switching branches ------------------------------------------
+
+def branch_b(repo: str, info: monorepo.Info, changed: int) -> str:
+    """A branch off the generated commit with a statement added to the first function of `changed` modules."""
+    mods = [p for p in git(repo, "ls-files", "*.py").split() if "/tests/" not in p and not p.endswith("__init__.py")]
+    picked = mods[:: max(1, len(mods) // changed)][:changed]
+    git(repo, *NO_HOOKS, "checkout", "-q", "-B", BRANCH_B, info.commit)
+    for n, path in enumerate(picked):
+        full = os.path.join(repo, path)
+        with open(full, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^def \w+\(.*\):\n    \"\"\".*\"\"\"\n", text, re.MULTILINE)
+        if m is None:
+            raise SystemExit(f"no function in {path}")
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text[:m.end()] + f"    _checkout_{n} = {n}\n" + text[m.end():])
+    git(repo, *NO_HOOKS, "commit", "-qam", f"bench: {len(picked)} modules edited")
+    b = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, *NO_HOOKS, "checkout", "-q", "-B", "main", info.commit)
+    return b
+
+
+def wait_fresh(repo: str, head: str, limit: float = 600.0) -> float:
+    """Seconds until the stored graph is at `head` and no refresher runs."""
+    start = time.perf_counter()
+    while hook_latency.stored_head(repo) != head or hook_latency.refresher_running(repo):
+        if time.perf_counter() - start > limit:
+            raise SystemExit(f"graph not at {head} after {limit:.0f} s")
+        time.sleep(0.02)
+    return time.perf_counter() - start
+
+
+def measure_checkout(repo: str, info: monorepo.Info, versions: Sequence[Version], args: argparse.Namespace) -> Figures:
+    if any(v.src for v in versions):
+        raise SystemExit("--checkout: the hooks ignore PYTHONPATH; run this script with each version's Python instead")
+    fig = Figures()
+    a, b = info.commit, branch_b(repo, info, args.changed)
+    empty = os.path.join(repo, ".git", "bench-no-hooks")
+    os.makedirs(empty, exist_ok=True)
+    off = ["-c", f"core.hooksPath={empty}"]
+    for ref in (b, a):  # both sides in the graph's blob cache: a repository in use
+        git(repo, *off, "checkout", "-q", ref)
+        timed(versions[0].cmd("index"), repo, versions[0].env())
+
+    def trip(label: str, env: dict[str, str], *flags: str) -> None:
+        there = timed(["git", *flags, "checkout", "-q", BRANCH_B], repo, env)
+        back = timed(["git", *flags, "checkout", "-q", "main"], repo, env)
+        fig.add(label, "round trip", Run(there.wall + back.wall, there.cpu + back.cpu, max(there.rss_mb, back.rss_mb)))
+
+    def hooked(v: Version, i: int) -> None:
+        timed(v.cmd("install"), repo, v.env())  # each version's own hook script
+        trip(v.label, v.env())
+        fig.add(v.label, "graph fresh after the round trip", Run(wait_fresh(repo, a), 0, 0))
+        t0 = time.perf_counter()
+        timed(["git", "checkout", "-q", BRANCH_B], repo, v.env())
+        fig.add(v.label, "one way: next command", timed(v.cmd("callers", info.symbol, "--format", "json"), repo, v.env()))
+        wait_fresh(repo, b)
+        fig.add(v.label, "one way: graph fresh", Run(time.perf_counter() - t0, 0, 0))
+        timed(["git", "checkout", "-q", "main"], repo, v.env())
+        wait_fresh(repo, a)
+        timed(v.cmd("install", "--uninstall"), repo, v.env())
+        trip("no hooks", v.env(), *off)
+        print(f"  run {i + 1} [{v.label}]: round trip {fig.runs[(v.label, 'round trip')][-1].wall:.3f} s with hooks,"
+              f" {fig.runs[('no hooks', 'round trip')][-1].wall:.3f} s without; load {loadavg()}", flush=True)
+
+    alternate(versions, 1, hooked)  # warm-up: caches, compiled hook paths
+    fig.runs.clear()
+    alternate(versions, args.runs, hooked)
+    return fig
+
+
+def print_checkout(fig: Figures, versions: Sequence[Version], size: int, args: argparse.Namespace) -> None:
+    print(f"\ncheckout round trip, {size:,} files, B = {args.changed} modules edited:"
+          f" medians of {args.runs} interleaved runs, wall")
+    base = fig.median("no hooks", "round trip") or 0.0
+    table = [["", *[v.label for v in versions], "target"],
+             ["round trip, no hooks", *[fmt_s(base)] * len(versions), ""]]
+    for name in ("round trip", "graph fresh after the round trip", "one way: next command", "one way: graph fresh"):
+        table.append([name + (", hooks" if name == "round trip" else ""),
+                      *[fmt_s(fig.median(v.label, name)) for v in versions], ""])
+        if name == "round trip":
+            table.append(["hook overhead (difference of medians)",
+                          *[fmt_s((fig.median(v.label, name) or 0.0) - base) for v in versions], "<= 500 ms"])
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for j, r in enumerate(table):
+        print("| " + " | ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)) + " |")
+        if j == 0:
+            print("|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|")
+
+
 # --- the tables ---------------------------------------------------------------------------------
 
 TARGETS = {
@@ -361,6 +466,8 @@ def print_table(figs: dict[int, Figures], versions: Sequence[Version], runs: int
 def compile_sources(versions: Sequence[Version]) -> None:
     """PYTHONDONTWRITEBYTECODE may be set: compile once, or every run pays for it."""
     for v in versions:
+        if v.python != sys.executable:
+            continue
         where = v.src or os.path.dirname(os.path.dirname(
             subprocess.run([sys.executable, "-c", "import graphguard; print(graphguard.__file__)"], check=True,
                            capture_output=True, text=True).stdout.strip()))
@@ -383,11 +490,17 @@ def main() -> None:
     ap.add_argument("--ty-max", type=int, default=10_000, help="run ty check up to this size (default 10,000)")
     ap.add_argument("--ty-runs", type=int, default=3)
     ap.add_argument("--json", metavar="OUT", help="also write every run's figures as JSON")
+    ap.add_argument("--checkout", action="store_true", help="only the checkout round trip with and without the hooks")
+    ap.add_argument("--python", action="append", default=[], metavar="LABEL=PYTHON",
+                    help="with --checkout: a version as an interpreter with graphguard installed")
+    ap.add_argument("--changed", type=int, default=50, help="with --checkout: modules that differ between the branches")
     args = ap.parse_args()
-    versions = [Version(*v.split("=", 1)) for v in args.version] or [Version("installed", "")]
+    versions = ([Version(*v.split("=", 1)) for v in args.version] or
+                [Version(label, "", python) for label, python in (p.split("=", 1) for p in args.python)] or
+                [Version("installed", "")])
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
     compile_sources(versions)
-    named = ", ".join(f"{v.label}={v.src or 'installed'}" for v in versions)
+    named = ", ".join(f"{v.label}={v.src or (v.python if v.python != sys.executable else 'installed')}" for v in versions)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; versions: {named}", flush=True)
     figs: dict[int, Figures] = {}
     for size in sizes:
@@ -395,15 +508,18 @@ def main() -> None:
         print(f"{size:,} files: {repo}; load average {loadavg()}", flush=True)
         info = prepare(repo, size, args.seed, args.warm)
         try:
-            figs[size] = measure(repo, info, versions, args)
+            figs[size] = (measure_checkout if args.checkout else measure)(repo, info, versions, args)
         finally:
             if not args.keep:
                 shutil.rmtree(repo, ignore_errors=True)
         print(f"{size:,} files done; load average {loadavg()}", flush=True)
+        if args.checkout:
+            print_checkout(figs[size], versions, size, args)
+            continue
         print_table({size: figs[size]}, versions, args.runs)
         if args.json:
             dump(args.json, figs)
-    if len(sizes) > 1:
+    if len(sizes) > 1 and not args.checkout:
         print_table(figs, versions, args.runs)
     print(f"\nload average {loadavg()}")
 

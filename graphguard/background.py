@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import os
 import sys
 import time
@@ -269,6 +268,8 @@ def _is_lock_file(fd: int, path: str) -> bool:
 
 def write_state(store_dir: str, hook: str, started: float, *, pid: int | None) -> None:
     """Who runs the refresh, for the message of a command that waits for it; best effort."""
+    import json  # here: the hook's launcher writes one small record, and json was a sixth of its imports
+
     path = os.path.join(store_dir, STATE_NAME)
     text = json.dumps({"pid": pid, "hook": hook, "started": started})
     with contextlib.suppress(OSError):
@@ -288,6 +289,8 @@ class Refresher:
         self.hook = "a git hook"
         self.started = now
         self.pid: int | None = None
+        import json
+
         try:
             fd = files.open_regular(os.path.join(store_dir, STATE_NAME), os.O_RDONLY)
             with os.fdopen(fd, encoding="utf-8") as f:

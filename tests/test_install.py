@@ -446,3 +446,30 @@ def test_a_commit_that_builds_the_first_graph_says_why_and_shows_progress_withou
     assert "graphguard: no graph of this repository yet: building it from 81 files, once" in proc.stdout
     assert "graphguard: parsing 0/81\n" in proc.stdout and "graphguard: parsing 81/81 in " in proc.stdout
     assert "\r" not in proc.stdout and "\x1b[K" not in proc.stdout
+
+
+# --- the post-* hooks' fast start -------------------------------------------------------------------
+
+
+def test_post_checkout_hook_starts_without_site_and_finds_the_dependencies_when_it_needs_them(
+        make_repo: Callable[..., GitRepo], graphguard: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.helpers import stored_meta, wait_for_refresher
+
+    repo = make_repo(LIB)
+    assert graphguard(repo, "install").code == 0
+    hook = (repo.root / ".git" / "hooks" / "post-checkout").read_text()
+    assert '-E -S -c "$RUN_POST"' in hook and f"GRAPHGUARD_HOME={shlex.quote(str(Path(__file__).parents[1]))}" in hook
+    repo.git("checkout", "-q", "-b", "other")
+    repo.write(FIX)
+    repo.git("-c", "core.hooksPath=/dev/null", "commit", "-qam", "other side")
+    moved = repo.head
+    # Foreground: the refresh parses in the hook's process, whose sys.path lacked site-packages (tree-sitter).
+    monkeypatch.setenv("GRAPHGUARD_REFRESH", "foreground")
+    proc = run_git(repo, "checkout", "-q", "main")
+    assert proc.returncode == 0 and "graphguard" not in proc.stdout, proc.stdout
+    assert stored_meta(repo) == repo.head != moved
+    # Background: the hook's process imports only graphguard; the refresher brings the graph over.
+    monkeypatch.delenv("GRAPHGUARD_REFRESH")
+    proc = run_git(repo, "checkout", "-q", "other")
+    assert proc.returncode == 0 and "graphguard" not in proc.stdout, proc.stdout
+    assert wait_for_refresher(repo) and stored_meta(repo) == moved

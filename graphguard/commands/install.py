@@ -9,6 +9,7 @@ import sys
 from importlib import resources
 from typing import NamedTuple
 
+import graphguard
 from graphguard import git, output
 from graphguard.errors import GraphguardError
 
@@ -86,7 +87,9 @@ def is_ours(path: str) -> bool:
 
 def script(hook_type: str) -> str:
     template = resources.files("graphguard").joinpath("resources/hook-tmpl").read_text(encoding="utf-8")
-    return template.replace("__HOOK_TYPE__", hook_type).replace("__INSTALL_PYTHON__", shlex.quote(sys.executable))
+    home = os.path.dirname(os.path.dirname(os.path.abspath(graphguard.__file__)))  # the post-* hooks' sys.path entry
+    return (template.replace("__HOOK_TYPE__", hook_type).replace("__INSTALL_PYTHON__", shlex.quote(sys.executable))
+            .replace("__GRAPHGUARD_HOME__", shlex.quote(home)))
 
 
 #: How the hook shim starts graphguard (resources/hook-tmpl): -E, so that PYTHONPATH, whose empty or `.` entry
