@@ -236,23 +236,30 @@ def record(checkout: str, out: str, names: list[str]) -> None:
     print(f"{run.cases} cases in {time.monotonic() - start:.0f} s, load {os.getloadavg()[0]:.2f} -> {out}")
 
 
+def answer(d: str, case: str) -> bytes | None:
+    """A recorded case as one text: its exit code, then its stdout; None when it was not recorded."""
+    paths = [os.path.join(d, case + ext) for ext in (".exit", ".json")]
+    if not all(os.path.exists(p) for p in paths):
+        return None
+    with open(paths[0], "rb") as code, open(paths[1], "rb") as out:
+        return b"exit " + code.read() + out.read()
+
+
 def compare(a: str, b: str) -> int:
     cases = sorted({f.rsplit(".", 1)[0] for d in (a, b) for f in os.listdir(d) if f.endswith((".json", ".exit"))})
     differing = 0
     print(f"{'case':<44} result")
     for case in cases:
-        sides = []
-        for d in (a, b):
-            parts = [open(os.path.join(d, case + ext), "rb").read() if os.path.exists(os.path.join(d, case + ext)) else b"<missing>"
-                     for ext in (".exit", ".json")]
-            sides.append(b"exit " + parts[0] + parts[1])
-        if sides[0] == sides[1]:
+        left, right = answer(a, case), answer(b, case)
+        if left == right:
             print(f"{case:<44} identical")
             continue
         differing += 1
-        diff = difflib.unified_diff(sides[0].decode(errors="replace").splitlines(), sides[1].decode(errors="replace").splitlines(),
-                                    a, b, lineterm="", n=0)
+        if left is None or right is None:
+            print(f"{case:<44} DIFFERS: not recorded in {a if left is None else b}")
+            continue
         print(f"{case:<44} DIFFERS")
+        diff = difflib.unified_diff(left.decode(errors="replace").splitlines(), right.decode(errors="replace").splitlines(), a, b, lineterm="", n=0)
         for line in list(diff)[2:10]:
             print(f"    {line[:160]}")
     print(f"{len(cases)} cases: {len(cases) - differing} identical, {differing} differing")
