@@ -6,7 +6,9 @@
 `record` runs the graphguard of CHECKOUT (`python -m graphguard` with PYTHONPATH=CHECKOUT; the
 package's __file__ is checked to lie in CHECKOUT) over fixed projects and writes each answer's stdout,
 byte for byte, to DIR/<case>.json and its exit code to DIR/<case>.exit (stderr to DIR/<case>.stderr,
-not compared). Each project (Django and SQLAlchemy sdists, netbox at a tag of its mirror; prepared as
+not compared; DIR/_graphguard.txt names the package that answered). CHECKOUT must not move during
+the run (each case is a new process): record a commit, not a branch that others commit to, e.g.
+`git archive COMMIT graphguard | tar -x -C /tmp/gg-COMMIT`. Each project (Django and SQLAlchemy sdists, netbox at a tag of its mirror; prepared as
 in mutation_bench.py, cached under bench/.cache) becomes a git repository of one commit with a fixed
 author and date, rebuilt at the same path on every run so that commit ids and paths repeat. Cases:
 
@@ -128,6 +130,8 @@ class Runner:
         if not where.startswith(self.checkout + os.sep):
             raise SystemExit(f"graphguard would come from {where}, not from {self.checkout}")
         print(f"graphguard: {where}", file=sys.stderr)
+        with open(os.path.join(out, "_graphguard.txt"), "w") as f:  # not a case: which code answered
+            f.write(where + "\n")
 
     def __call__(self, case: str, repo: str, *args: str) -> None:
         proc = subprocess.run([sys.executable, "-P", "-c", FIRST + MAIN, self.checkout, *args], cwd=repo, env=self.env,
