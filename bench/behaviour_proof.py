@@ -3,14 +3,16 @@
     python bench/behaviour_proof.py record --graphguard CHECKOUT --out DIR [--projects django,sqlalchemy,netbox]
     python bench/behaviour_proof.py compare DIR_A DIR_B
 
-`record` runs the graphguard of CHECKOUT (`python -m graphguard` with PYTHONPATH=CHECKOUT; the
-package's __file__ is checked to lie in CHECKOUT) over fixed projects and writes each answer's stdout,
-byte for byte, to DIR/<case>.json and its exit code to DIR/<case>.exit (stderr to DIR/<case>.stderr,
-not compared; DIR/_graphguard.txt names the package that answered). CHECKOUT must not move during
-the run (each case is a new process): record a commit, not a branch that others commit to, e.g.
-`git archive COMMIT graphguard | tar -x -C /tmp/gg-COMMIT`. Each project (Django and SQLAlchemy sdists, netbox at a tag of its mirror; prepared as
-in mutation_bench.py, cached under bench/.cache) becomes a git repository of one commit with a fixed
-author and date, rebuilt at the same path on every run so that commit ids and paths repeat. Cases:
+`record` runs the graphguard of CHECKOUT (as `python -m graphguard`, CHECKOUT first on sys.path and
+ahead of an editable install, which would win over PYTHONPATH; the package's __file__ is checked to
+lie in CHECKOUT) over fixed projects and writes each answer's stdout, byte for byte, to
+DIR/<case>.json and its exit code to DIR/<case>.exit (stderr to DIR/<case>.stderr, not compared;
+DIR/_graphguard.txt names the package that answered). CHECKOUT must not move during the run (each
+case is a new process): record a commit, not a branch others commit to, e.g. `git archive COMMIT
+graphguard | tar -x -C /tmp/gg-COMMIT`. Each project (Django and SQLAlchemy sdists, netbox at a tag
+of its mirror; prepared as in mutation_bench.py, cached under bench/.cache) becomes a git repository
+of one commit with a fixed author and date, rebuilt at the same path on every run so that commit ids
+and paths repeat. Cases:
 
 - `index --format json` and `stats --format json`;
 - MUTATIONS seeded signature changes per project, each checked three ways: `check --staged` (the edit
