@@ -25,6 +25,7 @@ from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
+from graphguard.files import ensure_dir
 from graphguard.model import DefKind, FileFacts, IndexResult
 from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, importable_spelling, is_python
 from graphguard.modules import names_of as module_names  # the indexer has a names_of of its own
@@ -36,7 +37,7 @@ from graphguard.resolve import (
     interface_digests,
     returns_of,
 )
-from graphguard.store import Store, ensure_dir
+from graphguard.store import Store
 
 #: The facts of a file whose blob git could not give (a missing object, a shallow or damaged clone).
 UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not parsed",), parsed=False)

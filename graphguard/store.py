@@ -37,6 +37,7 @@ from typing import ClassVar
 
 from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
+from graphguard.files import ensure_dir
 from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
 
 try:
@@ -201,35 +202,6 @@ def _readonly_cause(path: str) -> str:
     if not os.access(directory, os.W_OK):
         return f"its directory {directory} is read-only"
     return "the file is read-only"
-
-
-def ensure_dir(path: str) -> None:
-    """Create the store's directory; a file or a symbolic link standing there is an error, never followed."""
-    if os.path.islink(path):
-        raise GraphguardError(f"{path} is a symbolic link; graphguard never follows one: remove it")
-    try:
-        os.mkdir(path, 0o755)
-    except FileExistsError:
-        if not os.path.isdir(path):
-            raise GraphguardError(f"{path} is not a directory; remove it so that graphguard can keep its graph there") from None
-    except OSError as e:
-        raise GraphguardError(f"cannot create {path}: {e.strerror}") from None
-
-
-def write_log(git_dir: str, name: str, text: str, *, append: bool, mode: int) -> str | None:
-    """Write `text` to `<git_dir>/graphguard/<name>`; its path, or None when it could not be written
-    (a read-only .git, say: a message must not point to a log that is not there). Never through a
-    symbolic link, the folder's or the file's: one planted there would have us write to another file."""
-    directory = os.path.join(git_dir, "graphguard")
-    path = os.path.join(directory, name)
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        ensure_dir(directory)
-        with os.fdopen(files.open_own(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
-            f.write(text)
-    except (GraphguardError, OSError):
-        return None
-    return path
 
 
 def _unlink_foreign(path: str) -> None:
