@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
-from graphguard.graph import CodeGraph, SymbolRow, Use
 from graphguard.repo import Repo
+from graphguard.store.reads import CodeGraph, SymbolRow, Use
 
 if TYPE_CHECKING:
     from graphguard.result import CheckResult
@@ -247,7 +247,7 @@ def _relative(name: str) -> str | None:
 def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, list[dict[str, Any]]]:
     """The graph's files that `paths` name (files, or folders: every file under them), sorted and capped:
     (files, how many more the cap left out, warnings about names that name nothing)."""
-    from graphguard.graph import StoredPaths
+    from graphguard.store.paths import StoredPaths
 
     stored = StoredPaths(repo.store.graph)
     found: set[str] = set()

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphguard.graph import StoredPaths
 from graphguard.modules import Layout, ModuleMap, ProbedModuleMap
+from graphguard.store.paths import StoredPaths
 
 
 def names(m: ModuleMap) -> dict[str, list[str]]:

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
-from graphguard.graph import CodeGraph, StoredPaths
 from graphguard.model import CallSite, FileFacts
 from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.repo import Repo
+from graphguard.store.paths import StoredPaths
+from graphguard.store.reads import CodeGraph
 
 if TYPE_CHECKING:
     from graphguard.config import Config

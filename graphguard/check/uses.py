@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
-from graphguard.graph import CodeGraph, Use
 from graphguard.model import BindKind, CallShape, DefKind, FileFacts, Resolution, UseKind
 from graphguard.modules import ModuleMap
 from graphguard.result import ChangeKind
+from graphguard.store.reads import CodeGraph, Use
 
 if TYPE_CHECKING:
     from graphguard.impact import Found

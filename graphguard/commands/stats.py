@@ -9,8 +9,8 @@ from graphguard import output
 from graphguard.answers import stats_document
 from graphguard.commands.printing import write_compact
 from graphguard.config import load as load_config
-from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
+from graphguard.store.reads import CodeGraph
 
 
 def _pct(part: int, whole: int) -> str:
