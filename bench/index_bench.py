@@ -98,7 +98,8 @@ print(json.dumps({"phases": seen[0].phases.times, "total": total, "files": resul
 
 
 def _raw_chunk(chunk: list[bytes]) -> None:
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import parse as python
+    from graphguard.languages.python import treesitter
 
     for data in chunk:
         treesitter.matches(python.QUERY, treesitter.parse(data).root_node)
@@ -135,7 +136,8 @@ def head_blobs(repo: str) -> list[bytes]:
 def cold_vs_raw(repo: str, runs: int) -> None:
     """Alternating in each run: raw parse+query serial, raw parallel, cold index (a fresh process). Medians."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import parse as python
+    from graphguard.languages.python import treesitter
 
     blobs = head_blobs(repo)
     treesitter.matches(python.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing

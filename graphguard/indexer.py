@@ -70,7 +70,7 @@ def rebuild_is_cheaper(dirty: int, files: int) -> bool:
 
 
 def parse_blob(data: bytes) -> str:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     try:
         facts = python.parse(data)

@@ -22,7 +22,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from graphguard.languages import MAX_BYTES, encoding
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python import encoding
 from graphguard.model import DefKind as ModelDefKind
 from graphguard.sigread import ast_reader
 from graphguard.sigread.records import (
@@ -172,7 +173,8 @@ def _deeper_than(source: str, depth: int) -> bool:
     LibCST's time grows faster than the square of it: 500 links of a call chain take 2 s
     and 4,000 take six minutes, only to end in a RecursionError.
     """
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import parse as python
+    from graphguard.languages.python import treesitter
 
     return treesitter.deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
 

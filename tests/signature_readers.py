@@ -7,7 +7,7 @@ read as text, never imported.
 from __future__ import annotations
 
 from graphguard import signature
-from graphguard.languages import python
+from graphguard.languages.python import parse as python
 from graphguard.sigread import ast_reader
 from graphguard.sigread.records import NotRead
 

@@ -244,7 +244,7 @@ def sample_edits() -> Iterator[tuple[int, int, str]]:
 
 
 def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
     from graphguard.model import FileFacts, moved_lines
 
     old = SAMPLE.encode()
@@ -266,7 +266,7 @@ def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
     ("def f():\n    # a\n    return 1\n", "def f():\n    # b\n\n    return 1\n"),
 ])
 def test_comment_lines_alone_are_a_comment_edit(old: str, new: str) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     assert python.comment_edit(old.encode(), new.encode()) is not None
 
@@ -280,7 +280,7 @@ def test_comment_lines_alone_are_a_comment_edit(old: str, new: str) -> None:
     ("x = 1\n# a", "x = 1\n# b"),  # no line break at the end
 ])
 def test_other_edits_are_not(old: str, new: str) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     assert python.comment_edit(old.encode(), new.encode()) is None
 

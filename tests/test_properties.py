@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphguard.languages import python
+from graphguard.languages.python import parse as python
 from graphguard.model import FileFacts
 from graphguard.sigdiff import compare
 from graphguard.signature import SignatureParseError, extract

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from graphguard.languages.python import parse
+from graphguard.languages.python.parse import parse
 from graphguard.modules import ModuleMap
 from graphguard.resolve import Resolver
 from tests.helpers import GitRepo, Result, source

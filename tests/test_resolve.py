@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from graphguard.languages.python import parse
+from graphguard.languages.python.parse import parse
 from graphguard.modules import ModuleMap
 from graphguard.resolve import InfoCache, Resolver, annotation_chain
 from tests.helpers import GitRepo, Result, source

@@ -95,7 +95,7 @@ def test_spans_agree_on_generated_modules(source: str) -> None:
     ],
 )
 def test_spans(source: str, wanted: str, text: str | None) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     data = textwrap.dedent(source).encode()
     sigs = signature.extract_spans(data, python.parse(data), {wanted})
@@ -107,7 +107,7 @@ def test_spans(source: str, wanted: str, text: str | None) -> None:
 def test_syntax_newer_than_this_python_is_read_by_libcst() -> None:
     # PEP 695 (Python 3.12): on an older interpreter ast cannot read it; LibCST can.
     data = b"x = 1\n\nclass C:\n    def m[T](self, x: T) -> T: ...\n"
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     assert signature.extract_spans(data, python.parse(data), {"C.m"}).defs["C.m"].text == "def m(self, x: T) -> T"
 

@@ -166,7 +166,7 @@ _IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
 
 def ignored_codes(source: bytes, line: int) -> tuple[str, ...]:
     """Codes accepted by `# graphguard: ignore[code, ...]` on a definition's line ("*" for a bare ignore)."""
-    from graphguard.languages.encoding import to_utf8
+    from graphguard.languages.python.encoding import to_utf8
 
     lines = to_utf8(source)[0].splitlines()  # in the file's declared encoding, as the parsers read it
     if not 0 < line <= len(lines):

@@ -288,7 +288,7 @@ def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
     cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
     syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
     from graphguard.model import moved_lines
 
     out = {}

@@ -21,7 +21,9 @@ import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES, encoding, python, treesitter
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python import encoding, treesitter
+from graphguard.languages.python import parse as python
 
 _QUERY = """
 (comment) @comment

@@ -16,7 +16,8 @@ import warnings as warnings_module
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES, encoding, treesitter
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python import encoding, treesitter
 from graphguard.model import (
     Arm,
     ArmKind,
