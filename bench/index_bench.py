@@ -127,7 +127,7 @@ def raw_parse(blobs: list[bytes], workers: int) -> float:
 def head_blobs(repo: str) -> list[bytes]:
     """The distinct blobs of the Python files at HEAD: what a cold index parses."""
     from graphguard import git
-    from graphguard.modules import is_python
+    from graphguard.languages.python.modules import is_python
 
     shas = sorted({e.sha for e in git.ls_tree(repo, "HEAD") if is_python(e.path) and e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE)})
     return [data for _, data in git.read_blobs(repo, shas)]

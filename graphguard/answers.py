@@ -89,9 +89,9 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
     defined in `sqlalchemy.util.deprecations` and re-exported by the package's `__init__`. The graph
     names symbols where they are defined; a user or an agent names them as they import them."""
     from graphguard.config import load as load_config
+    from graphguard.languages.python.modules import ModuleMap
+    from graphguard.languages.python.resolve import Mod, Resolver, Sym, Target
     from graphguard.model import FileFacts
-    from graphguard.modules import ModuleMap
-    from graphguard.resolve import Mod, Resolver, Sym, Target
 
     blobs = dict(graph.db.execute("SELECT path, blob FROM files WHERE parsed"))
 
@@ -268,7 +268,8 @@ def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, lis
 
 def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
     """Docstrings and decorators per blob sha, parsed once per process."""
-    from graphguard import docstrings, git
+    from graphguard import git
+    from graphguard.languages.python import docstrings
 
     wanted = sorted({sha for sha in blobs.values() if sha not in _extras_cache})
     if wanted:

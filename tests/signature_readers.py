@@ -6,10 +6,10 @@ read as text, never imported.
 
 from __future__ import annotations
 
-from graphguard import signature
 from graphguard.languages.python import parse as python
-from graphguard.sigread import ast_reader
-from graphguard.sigread.records import NotRead
+from graphguard.languages.python import signature
+from graphguard.languages.python.sigread import ast_reader
+from graphguard.languages.python.sigread.records import NotRead
 
 
 def rows(ms: signature.ModuleSignatures) -> object:

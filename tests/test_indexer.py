@@ -16,7 +16,7 @@ import pytest
 
 from graphguard.indexer import PARALLEL_THRESHOLD, parse_blob, parse_blobs
 from graphguard.languages import MAX_BYTES
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
 from tests.helpers import GitRepo, Result, cli_command
 
 Run = Callable[..., Result]

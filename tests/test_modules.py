@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphguard.modules import Layout, ModuleMap, ProbedModuleMap
+from graphguard.languages.python.modules import Layout, ModuleMap, ProbedModuleMap
 from graphguard.store.paths import StoredPaths
 
 

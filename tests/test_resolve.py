@@ -10,9 +10,9 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
+from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.parse import parse
-from graphguard.modules import ModuleMap
-from graphguard.resolve import InfoCache, Resolver, annotation_chain
+from graphguard.languages.python.resolve import InfoCache, Resolver, annotation_chain
 from tests.helpers import GitRepo, Result, source
 
 Use = tuple[str, int, str, str]  # (path, line, kind, resolution)

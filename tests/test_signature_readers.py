@@ -18,7 +18,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from graphguard import signature
+from graphguard.languages.python import signature
 from tests.helpers import GitRepo
 from tests.signature_readers import readers_differ, rows, spans_differ
 

@@ -14,15 +14,16 @@ from graphguard.check import shadow
 from graphguard.check.interface import InterfaceChange, line_now
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
+from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import DefKind, RefKind, UseKind
-from graphguard.modules import ModuleMap
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import impact, signature
+    from graphguard import impact
     from graphguard.check.bound import Held
     from graphguard.impact import Found
-    from graphguard.resolve import Resolver, Sym
+    from graphguard.languages.python import signature
+    from graphguard.languages.python.resolve import Resolver, Sym
 
 
 def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
@@ -106,7 +107,7 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
 
 def _constructor(overlay: Overlay, path: str, qualname: str) -> Sym | None:
     """The `__init__` that `Class(...)` runs in the new version, wherever in the hierarchy it is defined."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.resolve import Sym
 
     module = overlay.new_map.primary.get(path)
     if module is None or not qualname.startswith(f"{module}."):
@@ -143,7 +144,7 @@ def _holds(caller: CallerImpact, ic: InterfaceChange, held: Held) -> CallerImpac
 
 def _inherited_now(resolver: Resolver, modmap: ModuleMap, ic: InterfaceChange) -> str | None:
     """The base class method that a removed method `Class.name` now falls back to, if any."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.resolve import Sym
 
     cls_local, name = ic.change.qualname.rsplit(".", 1)
     module = modmap.primary.get(ic.path)

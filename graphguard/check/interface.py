@@ -24,8 +24,8 @@ from graphguard.model import FileFacts, UseKind
 from graphguard.result import SYNTAX_ERROR, CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import sigdiff, signature
     from graphguard.check.revisions import Side
+    from graphguard.languages.python import sigdiff, signature
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
     on): a removed one and the one it was renamed to, or that another file gained, are
     among them, so sigdiff's renames and moves see what they need.
     """
-    from graphguard import sigdiff, signature
+    from graphguard.languages.python import sigdiff, signature
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
@@ -174,7 +174,7 @@ def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | Non
           warnings: list[FileWarning] | None) -> signature.ModuleSignatures | None:
     """A file's signatures: of the `wanted` definitions, read from their spans, or (None) of all; none when the
     file does not exist. None when it does not parse (a warning for the new side: `warnings` given)."""
-    from graphguard import signature
+    from graphguard.languages.python import signature
 
     data = side.data.get(path)
     if data is None:
@@ -226,7 +226,7 @@ def _readability(data: bytes) -> tuple[int, str] | str | None:
         line, why = 1, f"syntax error: {e}"
     except (RecursionError, MemoryError):
         return "too deeply nested to parse"
-    from graphguard import signature
+    from graphguard.languages.python import signature
 
     try:
         signature.extract(data)

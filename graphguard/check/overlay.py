@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.model import CallSite, FileFacts
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.repo import Repo
 from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
@@ -23,8 +23,8 @@ from graphguard.store.reads import CodeGraph
 if TYPE_CHECKING:
     from graphguard.config import Config
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, InfoCache, Resolver, Site
-    from graphguard.signature import Signature
+    from graphguard.languages.python.resolve import FileResolution, InfoCache, Resolver, Site
+    from graphguard.languages.python.signature import Signature
     from graphguard.store import Store
 
 
@@ -50,14 +50,14 @@ class Overlay:
 
     @functools.cached_property
     def new_resolver(self) -> Resolver:
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolve import Resolver
 
         return Resolver(self.new_map, self.new_facts_of, self.infos)
 
     @functools.cached_property
     def infos(self) -> InfoCache:
         """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
-        from graphguard.resolve import InfoCache
+        from graphguard.languages.python.resolve import InfoCache
 
         return InfoCache()
 
@@ -69,7 +69,7 @@ class Overlay:
     @functools.cached_property
     def fresh_old(self) -> dict[str, FileResolution]:
         """The changed files' new versions, resolved against the old repository (each alone in it)."""
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolve import Resolver
 
         out = {}
         for p in self.sides.new.data:
@@ -129,7 +129,7 @@ class Overlay:
         return self.indexer.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolve import Resolver
 
         return Resolver(self.old_map, self.old_facts, self.infos)
 
@@ -147,7 +147,8 @@ class Overlay:
         """The signature of a definition (full qualname) in the new version; None when it cannot be read.
 
         Only that definition's source span is parsed (with the same-file bases of a class)."""
-        from graphguard import git, signature
+        from graphguard import git
+        from graphguard.languages.python import signature
 
         module = self.new_map.primary.get(path)
         if module is None or not qualname.startswith(f"{module}."):

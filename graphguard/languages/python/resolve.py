@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from graphguard import reaching
+from graphguard.languages.python import reaching
+from graphguard.languages.python.modules import STDLIB, ModuleMap, is_installed
 from graphguard.model import NO_CALL, Binding, BindKind, CallShape, Definition, DefKind, FileFacts, Import, RefKind, Resolution
-from graphguard.modules import STDLIB, ModuleMap, is_installed
 
 BUILTINS = frozenset(dir(builtins))
 MAX_DEPTH = 24  # re-export chains and alias loops end here

@@ -7,7 +7,7 @@ entered. Expression texts (annotations, decorators, defaults) are kept in one
 canonical spelling (`ast.unparse`), so reformatting a file is not an interface change.
 The source is data: it is parsed, never imported or run.
 
-A reader (graphguard.sigread) turns source into neutral records; the rules here
+A reader (graphguard.languages.python.sigread) turns source into neutral records; the rules here
 (constructors, dataclass fields, overloads) turn them into signatures. CPython's `ast`
 reads; LibCST only what `ast` cannot (syntax newer than the running interpreter), and is
 imported only then. `extract` reads a whole module; `extract_spans` only the
@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from graphguard.languages import MAX_BYTES
 from graphguard.languages.python import encoding
-from graphguard.model import DefKind as ModelDefKind
-from graphguard.sigread import ast_reader
-from graphguard.sigread.records import (
+from graphguard.languages.python.sigread import ast_reader
+from graphguard.languages.python.sigread.records import (
     ATTRS,
     DATACLASS,
     FIELD_CALLS,
@@ -43,6 +42,7 @@ from graphguard.sigread.records import (
     TooDeep,
     Value,
 )
+from graphguard.model import DefKind as ModelDefKind
 
 if TYPE_CHECKING:
     from graphguard.model import Definition as FactsDefinition
@@ -151,7 +151,7 @@ def cst_read(text: str) -> Module:
     """LibCST's reading (imported here, on first use), after the limits that keep it from crashing or taking minutes."""
     if _bracket_depth(text) > MAX_NESTING or _deeper_than(text, MAX_TREE_DEPTH):
         raise TooDeep
-    from graphguard.sigread import cst_reader
+    from graphguard.languages.python.sigread import cst_reader
 
     return _on_large_stack(cst_reader.read, text)
 
