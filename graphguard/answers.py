@@ -90,7 +90,8 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
     names symbols where they are defined; a user or an agent names them as they import them."""
     from graphguard.config import load as load_config
     from graphguard.languages.python.modules import ModuleMap
-    from graphguard.languages.python.resolve import Mod, Resolver, Sym, Target
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.languages.python.targets import Mod, Sym, Target
     from graphguard.model import FileFacts
 
     blobs = dict(graph.db.execute("SELECT path, blob FROM files WHERE parsed"))

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphguard.languages.python.binding import Binding, CallShape, bind, landing
-from graphguard.languages.python.resolve import LIMIT_REASONS, FileResolution
 from graphguard.languages.python.signature import Param, ParamKind, Signature
-from graphguard.model import Resolution, UseKind, WireEnum
+from graphguard.languages.python.targets import LIMIT_REASONS
+from graphguard.model import FileResolution, Resolution, UseKind, WireEnum
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 
 

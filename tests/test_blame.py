@@ -9,9 +9,8 @@ from graphguard.check.overlay import written_calls
 from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards
 from graphguard.indexer import parse_blob
 from graphguard.languages.python.binding import CallShape
-from graphguard.languages.python.resolve import FileResolution, Site
 from graphguard.languages.python.signature import Signature, extract
-from graphguard.model import FileFacts, Resolution, UseKind
+from graphguard.model import FileFacts, FileResolution, Resolution, Site, UseKind
 from graphguard.result import ChangeKind, Status
 from tests.helpers import call_shape as shape
 from tests.helpers import source

@@ -14,7 +14,7 @@ import pytest
 
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.parse import parse
-from graphguard.languages.python.resolve import Resolver
+from graphguard.languages.python.resolver import Resolver
 from tests.helpers import GitRepo, Result, source
 
 # netbox `extras/models/customfields.py` in miniature: two classes in the branches of one

@@ -34,7 +34,7 @@ from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 if TYPE_CHECKING:
     from graphguard.impact import ChangeContext, Found
     from graphguard.languages.python import signature
-    from graphguard.languages.python.resolve import Site
+    from graphguard.model import Site
 
 
 class NewCall(NamedTuple):

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from graphguard.check.bound import Held
     from graphguard.impact import Found
     from graphguard.languages.python import signature
-    from graphguard.languages.python.resolve import Resolver, Sym
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.languages.python.targets import Sym
 
 
 def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
@@ -107,7 +108,7 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
 
 def _constructor(overlay: Overlay, path: str, qualname: str) -> Sym | None:
     """The `__init__` that `Class(...)` runs in the new version, wherever in the hierarchy it is defined."""
-    from graphguard.languages.python.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     module = overlay.new_map.primary.get(path)
     if module is None or not qualname.startswith(f"{module}."):
@@ -144,7 +145,7 @@ def _holds(caller: CallerImpact, ic: InterfaceChange, held: Held) -> CallerImpac
 
 def _inherited_now(resolver: Resolver, modmap: ModuleMap, ic: InterfaceChange) -> str | None:
     """The base class method that a removed method `Class.name` now falls back to, if any."""
-    from graphguard.languages.python.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     cls_local, name = ic.change.qualname.rsplit(".", 1)
     module = modmap.primary.get(ic.path)

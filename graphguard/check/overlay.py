@@ -23,8 +23,9 @@ from graphguard.store.reads import CodeGraph
 if TYPE_CHECKING:
     from graphguard.config import Config
     from graphguard.indexer import Indexer
-    from graphguard.languages.python.resolve import FileResolution, InfoCache, Resolver, Site
+    from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.signature import Signature
+    from graphguard.model import FileResolution, Site
     from graphguard.store import Store
 
 
@@ -50,14 +51,14 @@ class Overlay:
 
     @functools.cached_property
     def new_resolver(self) -> Resolver:
-        from graphguard.languages.python.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         return Resolver(self.new_map, self.new_facts_of, self.infos)
 
     @functools.cached_property
     def infos(self) -> InfoCache:
         """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
-        from graphguard.languages.python.resolve import InfoCache
+        from graphguard.languages.python.resolver import InfoCache
 
         return InfoCache()
 
@@ -69,7 +70,7 @@ class Overlay:
     @functools.cached_property
     def fresh_old(self) -> dict[str, FileResolution]:
         """The changed files' new versions, resolved against the old repository (each alone in it)."""
-        from graphguard.languages.python.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         out = {}
         for p in self.sides.new.data:
@@ -129,7 +130,7 @@ class Overlay:
         return self.indexer.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
-        from graphguard.languages.python.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         return Resolver(self.old_map, self.old_facts, self.infos)
 

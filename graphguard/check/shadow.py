@@ -17,7 +17,7 @@ from graphguard.result import CallerImpact, Status
 
 if TYPE_CHECKING:
     from graphguard.impact import Found
-    from graphguard.languages.python.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
 
 class Shadow(NamedTuple):
@@ -32,7 +32,7 @@ class Shadow(NamedTuple):
 
 def find(overlay: Overlay, use: Found, name: str) -> Shadow | None:
     """The attribute that answers `use` (a call `receiver.NAME(...)` in the new version), if any."""
-    from graphguard.languages.python.resolve import Inst, Sym
+    from graphguard.languages.python.targets import Inst, Sym
 
     if use.kind is not UseKind.CALL or "." not in use.text:
         return None

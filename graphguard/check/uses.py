@@ -25,7 +25,8 @@ from graphguard.store.reads import CodeGraph, Use
 
 if TYPE_CHECKING:
     from graphguard.impact import Found
-    from graphguard.languages.python.resolve import Resolver, Site
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.model import Site
 
 _Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
 _Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)
@@ -191,7 +192,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
 def on_class(resolver: Resolver, f: Found) -> Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.impact import Via
-    from graphguard.languages.python.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     receiver = f.text.rsplit(".", 1)[0] if f.kind is UseKind.CALL and f.via is Via.SELF and "." in f.text else ""
     info = resolver.info(f.path) if receiver and f.path in resolver.modmap.primary else None
