@@ -149,7 +149,7 @@ class Overlay:
 
         Only that definition's source span is parsed (with the same-file bases of a class)."""
         from graphguard import git
-        from graphguard.languages.python import signature
+        from graphguard.languages.python import signature, spans
 
         module = self.new_map.primary.get(path)
         if module is None or not qualname.startswith(f"{module}."):
@@ -162,7 +162,7 @@ class Overlay:
                 data = next((d for _, d in git.read_blobs(self.indexer.root, [self.new_entries[path]])), None)
             facts = self.new_facts_of(path)
             try:
-                sigs = None if data is None or facts is None else signature.extract_spans(data, facts, {local})
+                sigs = None if data is None or facts is None else spans.extract_spans(data, facts, {local})
             except signature.SignatureParseError:
                 sigs = None
             self._new_signatures[key] = sigs.defs.get(local) if sigs is not None else None
