@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphguard.languages.python.modules import Layout, ModuleMap, ProbedModuleMap
+from graphguard.languages.python.modules import Layout, ModuleMap
+from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.store.paths import StoredPaths
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
-from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
+from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.model import CallSite, FileFacts
 from graphguard.repo import Repo
 from graphguard.store.paths import StoredPaths
