@@ -98,11 +98,10 @@ print(json.dumps({"phases": seen[0].phases.times, "total": total, "files": resul
 
 
 def _raw_chunk(chunk: list[bytes]) -> None:
-    from graphguard.languages.python import parse as python
-    from graphguard.languages.python import treesitter
+    from graphguard.languages.python import nodes, treesitter
 
     for data in chunk:
-        treesitter.matches(python.QUERY, treesitter.parse(data).root_node)
+        treesitter.matches(nodes.QUERY, treesitter.parse(data).root_node)
 
 
 def raw_parse(blobs: list[bytes], workers: int) -> float:
@@ -136,11 +135,10 @@ def head_blobs(repo: str) -> list[bytes]:
 def cold_vs_raw(repo: str, runs: int) -> None:
     """Alternating in each run: raw parse+query serial, raw parallel, cold index (a fresh process). Medians."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from graphguard.languages.python import parse as python
-    from graphguard.languages.python import treesitter
+    from graphguard.languages.python import nodes, treesitter
 
     blobs = head_blobs(repo)
-    treesitter.matches(python.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing
+    treesitter.matches(nodes.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing
     workers = min(os.cpu_count() or 1, 8)
     serial, parallel, wall, totals, phases, rss = [], [], [], [], [], []
     for _ in range(runs):

@@ -287,17 +287,17 @@ _PARSED_MAX = 256
 
 def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
-    (python.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
+    (comments.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
     Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
     cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
     syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
-    from graphguard.languages.python import parse as python
+    from graphguard.languages.python import comments
     from graphguard.model import moved_lines
 
     out = {}
     for path, data in sides.new.data.items():
         old, old_sha = sides.old.data.get(path), sides.old.blobs.get(path)
-        if old is None or old_sha is None or (edit := python.comment_edit(old, data)) is None:
+        if old is None or old_sha is None or (edit := comments.comment_edit(old, data)) is None:
             continue
         raw = store.load_facts(old_sha)
         moved = moved_lines(raw, *edit) if raw is not None else None
