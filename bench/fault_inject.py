@@ -45,7 +45,8 @@ sys.path.insert(0, str(HERE.parent))
 from graphguard import git
 from graphguard.errors import LockTimeout
 from graphguard.indexer import Indexer
-from graphguard.store import Lock, Store
+from graphguard.store import Store
+from graphguard.store.lock import Lock
 from tests.graphdump import QUERIES, differences, dump
 
 #: graphguard as its console script runs it (the current directory is not on sys.path).

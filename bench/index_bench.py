@@ -98,10 +98,10 @@ print(json.dumps({"phases": seen[0].phases.times, "total": total, "files": resul
 
 
 def _raw_chunk(chunk: list[bytes]) -> None:
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import nodes, treesitter
 
     for data in chunk:
-        treesitter.matches(python.QUERY, treesitter.parse(data).root_node)
+        treesitter.matches(nodes.QUERY, treesitter.parse(data).root_node)
 
 
 def raw_parse(blobs: list[bytes], workers: int) -> float:
@@ -126,7 +126,7 @@ def raw_parse(blobs: list[bytes], workers: int) -> float:
 def head_blobs(repo: str) -> list[bytes]:
     """The distinct blobs of the Python files at HEAD: what a cold index parses."""
     from graphguard import git
-    from graphguard.modules import is_python
+    from graphguard.languages.python.modules import is_python
 
     shas = sorted({e.sha for e in git.ls_tree(repo, "HEAD") if is_python(e.path) and e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE)})
     return [data for _, data in git.read_blobs(repo, shas)]
@@ -135,10 +135,10 @@ def head_blobs(repo: str) -> list[bytes]:
 def cold_vs_raw(repo: str, runs: int) -> None:
     """Alternating in each run: raw parse+query serial, raw parallel, cold index (a fresh process). Medians."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import nodes, treesitter
 
     blobs = head_blobs(repo)
-    treesitter.matches(python.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing
+    treesitter.matches(nodes.QUERY, treesitter.parse(b"x = 1\n").root_node)  # the grammar loaded before timing
     workers = min(os.cpu_count() or 1, 8)
     serial, parallel, wall, totals, phases, rss = [], [], [], [], [], []
     for _ in range(runs):

@@ -1194,7 +1194,7 @@ def main() -> None:
         bench = Bench(name, project, repo, pyright, base, ty, ty_baseline(ty, name), modes)
         benches[name] = bench
         sys.path.insert(0, ROOT)
-        from graphguard.modules import ModuleMap  # the module names graphguard gives files
+        from graphguard.languages.python.modules import ModuleMap  # the module names graphguard gives files
 
         modules = ModuleMap.build(run(["git", "ls-files"], cwd=repo).stdout.split()).primary
         symbols, trees = symbols_of(repo, bench.files, modules)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphguard.languages import python
+from graphguard.languages.python import parse as python
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 DJANGO = Path("/tmp/dj/django-5.2.8")

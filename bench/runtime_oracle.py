@@ -447,8 +447,8 @@ class Result:
 def measure(name: str, project: RProject, repo: str, python: str, m: mb.Mutation, base: Outcome,
             ty_before: collections.Counter[tuple[str, int, str, str]], timeout: float) -> Result | None:
     from graphguard.config import load as load_config
-    from graphguard.graph import CodeGraph
     from graphguard.result import CallerImpact, Status
+    from graphguard.store.reads import CodeGraph
     from graphguard.testselect import select_tests
 
     r = Result(name, m.kind, m.symbol.full)

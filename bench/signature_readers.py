@@ -18,9 +18,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from graphguard import signature
-from graphguard.sigread import ast_reader
-from graphguard.sigread.records import NotRead
+from graphguard.languages.python import signature
+from graphguard.languages.python.sigread import ast_reader
+from graphguard.languages.python.sigread.records import NotRead
 from tests.signature_readers import readers_differ, spans_differ
 
 

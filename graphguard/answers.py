@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
-from graphguard.graph import CodeGraph, SymbolRow, Use
 from graphguard.repo import Repo
+from graphguard.store.reads import CodeGraph, SymbolRow, Use
 
 if TYPE_CHECKING:
     from graphguard.result import CheckResult
@@ -89,9 +89,10 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
     defined in `sqlalchemy.util.deprecations` and re-exported by the package's `__init__`. The graph
     names symbols where they are defined; a user or an agent names them as they import them."""
     from graphguard.config import load as load_config
+    from graphguard.languages.python.modules import ModuleMap
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.languages.python.targets import Mod, Sym, Target
     from graphguard.model import FileFacts
-    from graphguard.modules import ModuleMap
-    from graphguard.resolve import Mod, Resolver, Sym, Target
 
     blobs = dict(graph.db.execute("SELECT path, blob FROM files WHERE parsed"))
 
@@ -247,7 +248,7 @@ def _relative(name: str) -> str | None:
 def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, list[dict[str, Any]]]:
     """The graph's files that `paths` name (files, or folders: every file under them), sorted and capped:
     (files, how many more the cap left out, warnings about names that name nothing)."""
-    from graphguard.graph import StoredPaths
+    from graphguard.store.paths import StoredPaths
 
     stored = StoredPaths(repo.store.graph)
     found: set[str] = set()
@@ -268,7 +269,8 @@ def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, lis
 
 def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
     """Docstrings and decorators per blob sha, parsed once per process."""
-    from graphguard import docstrings, git
+    from graphguard import git
+    from graphguard.languages.python import docstrings
 
     wanted = sorted({sha for sha in blobs.values() if sha not in _extras_cache})
     if wanted:

@@ -40,7 +40,7 @@ from graphguard import files
 from graphguard.errors import GraphguardError, LockTimeout
 
 if TYPE_CHECKING:
-    from graphguard.store import Lock
+    from graphguard.store.lock import Lock
 
 # graphguard.store (sqlite3, urllib) is imported where it is used: the hook's launcher needs none of it.
 
@@ -107,7 +107,7 @@ def _held(path: str) -> bool:
     """Whether another process holds the lock at `path` (probed without waiting)."""
     if not os.path.isfile(path) or os.path.islink(path):
         return False  # never made: nobody ever held it (and a link is not ours to open)
-    from graphguard.store import Lock
+    from graphguard.store.lock import Lock
 
     probe = Lock(path)
     try:
@@ -128,7 +128,7 @@ def launch(store_dir: str, root: str, hook: str, env: Mapping[str, str]) -> bool
     (it picks up the new HEAD). Returns once the refresher's interpreter has been exec'd: it holds
     the lock from then on. Raises OSError or GraphguardError when it cannot be started."""
     if os.path.islink(store_dir) or not os.path.isdir(store_dir):
-        from graphguard.store import ensure_dir
+        from graphguard.files import ensure_dir
 
         ensure_dir(store_dir)  # creates it, or says why it cannot
     fd = _take_lock(os.path.join(store_dir, LOCK_NAME))
@@ -245,7 +245,8 @@ def _flock(fd: int) -> None:
 def adopt_lock(store_dir: str, fd: int) -> Lock:
     """The refresher's lock: inherited held on `fd` from the launcher, or (fd < 0, or not inherited)
     taken here; LockTimeout when another refresher has it."""
-    from graphguard.store import Lock, ensure_dir
+    from graphguard.files import ensure_dir
+    from graphguard.store.lock import Lock
 
     path = os.path.join(store_dir, LOCK_NAME)
     if fd >= 0 and _is_lock_file(fd, path):

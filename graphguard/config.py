@@ -15,7 +15,7 @@ from typing import Any
 
 from graphguard import output
 from graphguard.errors import GraphguardError
-from graphguard.modules import DEFAULT_TEST_DATA
+from graphguard.languages.python.modules import DEFAULT_TEST_DATA
 from graphguard.result import FileWarning, block_on_values
 
 if sys.version_info >= (3, 11):

@@ -44,7 +44,7 @@ def write_crash_log(repo: str | None, text: str) -> str | None:
     """Write `text` to `<git-dir>/graphguard/crash.log`, else to a new private temp file; return where
     (None: nowhere). Never a fixed name in the temp directory, and never through a symbolic link:
     a link planted there would have us overwrite whatever it points to."""
-    from graphguard.store import write_log
+    from graphguard.files import write_log
 
     git_dir = _git_dir(repo) if repo else None
     path = write_log(git_dir, CRASH_LOG, text, append=False, mode=0o600) if git_dir else None

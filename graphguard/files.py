@@ -14,6 +14,8 @@ import os
 import stat
 import sys
 
+from graphguard.errors import GraphguardError
+
 # O_NONBLOCK: the open of a FIFO returns at once (or fails with ENXIO for a writer without a reader)
 # instead of waiting for the other end; on a regular file it changes nothing that graphguard does.
 _SAFE = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -84,3 +86,32 @@ def remove_foreign(path: str, what: str) -> None:
     """Remove what stands at a path of the store that is not a regular file; the warning says what it was."""
     print(f"graphguard: warning: {path} is {what}, not a regular file; removing it", file=sys.stderr)
     os.remove(path)
+
+
+def ensure_dir(path: str) -> None:
+    """Create the store's directory; a file or a symbolic link standing there is an error, never followed."""
+    if os.path.islink(path):
+        raise GraphguardError(f"{path} is a symbolic link; graphguard never follows one: remove it")
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise GraphguardError(f"{path} is not a directory; remove it so that graphguard can keep its graph there") from None
+    except OSError as e:
+        raise GraphguardError(f"cannot create {path}: {e.strerror}") from None
+
+
+def write_log(git_dir: str, name: str, text: str, *, append: bool, mode: int) -> str | None:
+    """Write `text` to `<git_dir>/graphguard/<name>`; its path, or None when it could not be written
+    (a read-only .git, say: a message must not point to a log that is not there). Never through a
+    symbolic link, the folder's or the file's: one planted there would have us write to another file."""
+    directory = os.path.join(git_dir, "graphguard")
+    path = os.path.join(directory, name)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        ensure_dir(directory)
+        with os.fdopen(open_own(path, flags, mode), "a" if append else "w", encoding="utf-8") as f:
+            f.write(text)
+    except (GraphguardError, OSError):
+        return None
+    return path

@@ -20,11 +20,11 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphguard.binding import Binding, CallShape, bind, landing
-from graphguard.model import Resolution, UseKind, WireEnum
-from graphguard.resolve import LIMIT_REASONS, FileResolution
+from graphguard.languages.python.binding import Binding, CallShape, bind, landing
+from graphguard.languages.python.signature import Param, ParamKind, Signature
+from graphguard.languages.python.targets import LIMIT_REASONS
+from graphguard.model import FileResolution, Resolution, UseKind, WireEnum
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
-from graphguard.signature import Param, ParamKind, Signature
 
 
 class Via(WireEnum):

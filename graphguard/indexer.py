@@ -25,18 +25,13 @@ from graphguard import git
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
-from graphguard.model import DefKind, FileFacts, IndexResult
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, importable_spelling, is_python
-from graphguard.modules import names_of as module_names  # the indexer has a names_of of its own
-from graphguard.resolve import (
-    EVERY_NAME,
-    FileResolution,
-    Resolver,
-    changed_names,
-    interface_digests,
-    returns_of,
-)
-from graphguard.store import Store, ensure_dir
+from graphguard.files import ensure_dir
+from graphguard.languages.python.digests import EVERY_NAME, changed_names, interface_digests, returns_of
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, importable_spelling, is_python
+from graphguard.languages.python.modules import names_of as module_names  # the indexer has a names_of of its own
+from graphguard.languages.python.resolver import Resolver
+from graphguard.model import DefKind, FileFacts, FileResolution, IndexResult
+from graphguard.store import Store
 
 #: The facts of a file whose blob git could not give (a missing object, a shallow or damaged clone).
 UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not parsed",), parsed=False)
@@ -69,7 +64,7 @@ def rebuild_is_cheaper(dirty: int, files: int) -> bool:
 
 
 def parse_blob(data: bytes) -> str:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     try:
         facts = python.parse(data)

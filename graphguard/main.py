@@ -117,7 +117,7 @@ def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, 
     """SQLite failed under a command: damage is rebuilt once (the graph is a cache of what git has);
     anything else (read-only, full, busy) is one line that names the cause."""
     from graphguard.repo import open_repo
-    from graphguard.store import is_damage, storage_error
+    from graphguard.store.db import is_damage, storage_error
 
     store = open_repo(os.path.abspath(args.repo)).store
     if not is_damage(e):

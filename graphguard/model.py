@@ -346,3 +346,42 @@ class IndexResult:
     noop: bool = False
     elapsed_ms: int = 0
     warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Site(NamedTuple):
+    """A row of the graph: one use of a name at a place, and what it reaches."""
+
+    kind: str  # "call" | "reference" | "inherit" | "import"
+    scope: str  # full qualname of the enclosing definition, or the module name
+    text: str  # the callee chain / referenced name as written
+    name: str  # its last name: what a by-name query matches
+    resolution: Resolution
+    target: str | None  # full qualname
+    target_path: str | None
+    init_target: str | None  # for instantiation: the __init__ that runs
+    line: int
+    end_line: int
+    col: int = 0
+    end_col: int = 0
+    shape: CallShape = NO_CALL
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    line: int
+    module: str  # absolute module name as imported (relative ones made absolute)
+    name: str | None
+    status: str  # "internal" | "external" | "unresolved"
+    target_path: str | None
+    scope: str
+    type_checking: bool
+
+
+@dataclass
+class FileResolution:
+    path: str
+    module: str
+    sites: list[Site] = field(default_factory=list)
+    imports: list[ImportRow] = field(default_factory=list)
+    # imported file -> distinct symbols of it this file uses
+    uses: dict[str, set[str]] = field(default_factory=dict)

@@ -10,7 +10,8 @@ from graphguard import git
 from graphguard.config import Config
 from graphguard.errors import LockTimeout
 from graphguard.model import IndexResult
-from graphguard.store import Store, stored_version
+from graphguard.store import Store
+from graphguard.store.db import stored_version
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 
 

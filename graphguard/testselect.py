@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from graphguard.config import Config
-from graphguard.graph import BUILTIN_METHODS, CodeGraph
 from graphguard.result import CallerImpact, Status, TestHit
+from graphguard.store.reads import BUILTIN_METHODS, CodeGraph
 
 #: Entries in one change's list; beyond it whole files, then a cut (counted in `Selection.omitted`).
 MAX_TESTS = 60

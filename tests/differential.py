@@ -108,7 +108,7 @@ def universe() -> list[str]:
 
 
 def module_names(paths: list[str]) -> list[str]:
-    from graphguard.modules import ModuleMap
+    from graphguard.languages.python.modules import ModuleMap
 
     return sorted(ModuleMap.build(paths).by_name)
 

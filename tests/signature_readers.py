@@ -6,10 +6,10 @@ read as text, never imported.
 
 from __future__ import annotations
 
-from graphguard import signature
-from graphguard.languages import python
-from graphguard.sigread import ast_reader
-from graphguard.sigread.records import NotRead
+from graphguard.languages.python import fields, signature, spans
+from graphguard.languages.python import parse as python
+from graphguard.languages.python.sigread import ast_reader
+from graphguard.languages.python.sigread.records import NotRead
 
 
 def rows(ms: signature.ModuleSignatures) -> object:
@@ -22,7 +22,7 @@ def whole(source: str, reader: str) -> signature.ModuleSignatures:
     module = signature.read(source, reader=ast_reader.read if reader == "ast" else signature.cst_read)
     builder = signature._Builder()
     builder.block(module.definitions)
-    return signature.ModuleSignatures(builder.in_source_order(), signature._all_names(module.all_ops))
+    return signature.ModuleSignatures(builder.in_source_order(), fields._all_names(module.all_ops))
 
 
 def readers_differ(source: str) -> str | None:
@@ -55,10 +55,10 @@ def spans_differ(source: str, *, one_by_one: bool = True) -> tuple[str | None, i
     fallbacks = 0
     for wanted in groups:
         try:
-            signature._read_spans(signature._text(data), facts, wanted, None)
-        except signature._Whole:
+            spans._read_spans(signature._text(data), facts, wanted, None)
+        except spans._Whole:
             fallbacks += 1
-        got = rows(signature.extract_spans(data, facts, wanted))
+        got = rows(spans.extract_spans(data, facts, wanted))
         expected = rows(signature.ModuleSignatures({q: s for q, s in full.defs.items() if q in wanted}, facts.all_names))
         if got != expected:
             return f"wanted {sorted(wanted)[:3]}: " + _first_difference(got, expected), fallbacks

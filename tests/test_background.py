@@ -26,7 +26,8 @@ from graphguard import background
 from graphguard.commands.refresh import serve
 from graphguard.errors import LockTimeout
 from graphguard.repo import open_repo
-from graphguard.store import Lock, Store
+from graphguard.store import Store
+from graphguard.store.lock import Lock
 from tests.graphdump import dump
 from tests.helpers import (
     GIT_LEAKS,

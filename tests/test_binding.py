@@ -7,8 +7,8 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from graphguard.binding import FORWARDING, Binding, CallShape, Status, bind, landing
-from graphguard.signature import Param, ParamKind, Signature, extract
+from graphguard.languages.python.binding import FORWARDING, Binding, CallShape, Status, bind, landing
+from graphguard.languages.python.signature import Param, ParamKind, Signature, extract
 from tests.helpers import call_shape as shape
 
 BROKEN, OK, UNKNOWN = Status.BROKEN, Status.OK, Status.UNKNOWN

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from graphguard.binding import CallShape
 from graphguard.check.overlay import written_calls
 from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards
 from graphguard.indexer import parse_blob
-from graphguard.model import FileFacts, Resolution, UseKind
-from graphguard.resolve import FileResolution, Site
+from graphguard.languages.python.binding import CallShape
+from graphguard.languages.python.signature import Signature, extract
+from graphguard.model import FileFacts, FileResolution, Resolution, Site, UseKind
 from graphguard.result import ChangeKind, Status
-from graphguard.signature import Signature, extract
 from tests.helpers import call_shape as shape
 from tests.helpers import source
 

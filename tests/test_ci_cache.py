@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from graphguard.store import BLOB_SCHEMA_VERSION
+from graphguard.store.schema import BLOB_SCHEMA_VERSION
 from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 from tests.graphdump import differences, dump
 from tests.helpers import GitRepo, Result

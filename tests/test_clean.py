@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graphguard.store import Lock
+from graphguard.store.lock import Lock
 from tests.helpers import LIB, GitRepo, Result
 
 Run = Callable[..., Result]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from graphguard.config import DEFAULT_TESTS, Config, Globs, _anchored, load
 from graphguard.errors import GraphguardError
-from graphguard.modules import DEFAULT_TEST_DATA
+from graphguard.languages.python.modules import DEFAULT_TEST_DATA
 from tests.helpers import GitRepo, Result, source
 
 Run = Callable[..., Result]

@@ -247,7 +247,7 @@ def test_thirty_levels_of_inheritance_are_followed(make_repo: Callable[..., GitR
 
 
 def test_inheritance_deeper_than_the_limit_is_unknown_with_the_reason(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
-    from graphguard.resolve import MAX_INHERITANCE
+    from graphguard.languages.python.targets import MAX_INHERITANCE
 
     repo = make_repo(hierarchy(MAX_INHERITANCE + 6))
     break_m(repo)

@@ -244,7 +244,8 @@ def sample_edits() -> Iterator[tuple[int, int, str]]:
 
 
 def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import comments
+    from graphguard.languages.python import parse as python
     from graphguard.model import FileFacts, moved_lines
 
     old = SAMPLE.encode()
@@ -252,7 +253,7 @@ def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
     lines, reused = SAMPLE.split("\n"), 0
     for i, drop, line in sample_edits():
         new = edited(lines, i, [line] * max(1, drop), drop).encode()
-        edit = python.comment_edit(old, new)
+        edit = comments.comment_edit(old, new)
         moved = moved_lines(old_json, *edit) if edit is not None else None
         if moved is not None:
             reused += 1
@@ -266,9 +267,9 @@ def test_the_facts_moved_for_a_comment_edit_are_a_fresh_parse_s() -> None:
     ("def f():\n    # a\n    return 1\n", "def f():\n    # b\n\n    return 1\n"),
 ])
 def test_comment_lines_alone_are_a_comment_edit(old: str, new: str) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import comments
 
-    assert python.comment_edit(old.encode(), new.encode()) is not None
+    assert comments.comment_edit(old.encode(), new.encode()) is not None
 
 
 @pytest.mark.parametrize(("old", "new"), [
@@ -280,9 +281,9 @@ def test_comment_lines_alone_are_a_comment_edit(old: str, new: str) -> None:
     ("x = 1\n# a", "x = 1\n# b"),  # no line break at the end
 ])
 def test_other_edits_are_not(old: str, new: str) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import comments
 
-    assert python.comment_edit(old.encode(), new.encode()) is None
+    assert comments.comment_edit(old.encode(), new.encode()) is None
 
 
 def test_calls_between_moved_files_are_carried_over(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],

@@ -22,7 +22,8 @@ import pytest
 from graphguard import git
 from graphguard.errors import LockTimeout
 from graphguard.indexer import PARALLEL_THRESHOLD, Indexer
-from graphguard.store import Lock, Store
+from graphguard.store import Store
+from graphguard.store.lock import Lock
 from tests.graphdump import differences, dump
 from tests.helpers import GIT_LEAKS, GitRepo, Result, reap
 

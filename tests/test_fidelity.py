@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from graphguard.languages import python
+from graphguard.languages.python import parse as python
 from graphguard.model import FileFacts
 from tests.helpers import GitRepo, Result
 

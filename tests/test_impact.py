@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graphguard.binding import CallShape
 from graphguard.impact import ChangeContext, Found, decide, implicit_first
+from graphguard.languages.python.binding import CallShape
+from graphguard.languages.python.signature import Signature, extract
 from graphguard.result import Status
-from graphguard.signature import Signature, extract
 from tests.helpers import source
 
 MODULE = source(

@@ -15,8 +15,8 @@ from collections.abc import Callable
 import pytest
 
 from graphguard.indexer import PARALLEL_THRESHOLD, parse_blob, parse_blobs
-from graphguard.languages.python import MAX_BYTES
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
 from tests.helpers import GitRepo, Result, cli_command
 
 Run = Callable[..., Result]

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphguard.graph import StoredPaths
-from graphguard.modules import Layout, ModuleMap, ProbedModuleMap
+from graphguard.languages.python.modules import Layout, ModuleMap
+from graphguard.languages.python.probed import ProbedModuleMap
+from graphguard.store.paths import StoredPaths
 
 
 def names(m: ModuleMap) -> dict[str, list[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphguard.languages.python import MAX_BYTES, parse
+from graphguard.languages.python.parse import MAX_BYTES, parse
 from graphguard.model import BindKind, DefKind, FileFacts, RefKind
 from tests.helpers import source
 

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphguard.languages import python
+from graphguard.languages.python import parse as python
+from graphguard.languages.python.sigdiff import compare
+from graphguard.languages.python.signature import SignatureParseError, extract
 from graphguard.model import FileFacts
-from graphguard.sigdiff import compare
-from graphguard.signature import SignatureParseError, extract
 
 #: Examples per property: a few dozen in CI; set GRAPHGUARD_PROPERTY_EXAMPLES=2000 to hunt.
 EXAMPLES = int(os.environ.get("GRAPHGUARD_PROPERTY_EXAMPLES", "40"))

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from graphguard.languages.python import parse
-from graphguard.modules import ModuleMap
-from graphguard.resolve import Resolver
+from graphguard.languages.python.modules import ModuleMap
+from graphguard.languages.python.parse import parse
+from graphguard.languages.python.resolver import Resolver
 from tests.helpers import GitRepo, Result, source
 
 # netbox `extras/models/customfields.py` in miniature: two classes in the branches of one

@@ -17,7 +17,7 @@ import pytest
 from graphguard.errors import LockTimeout
 from graphguard.main import main
 from graphguard.repo import open_repo
-from graphguard.store import Lock
+from graphguard.store.lock import Lock
 from tests.helpers import GIT_LEAKS, GitRepo, Result, cli_command, reap, run_git, settled_meta, stored_meta
 
 Run = Callable[..., Result]

@@ -10,9 +10,10 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from graphguard.languages.python import parse
-from graphguard.modules import ModuleMap
-from graphguard.resolve import InfoCache, Resolver, annotation_chain
+from graphguard.languages.python.modules import ModuleMap
+from graphguard.languages.python.parse import parse
+from graphguard.languages.python.resolver import InfoCache, Resolver
+from graphguard.languages.python.scopes import annotation_chain
 from tests.helpers import GitRepo, Result, source
 
 Use = tuple[str, int, str, str]  # (path, line, kind, resolution)

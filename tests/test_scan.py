@@ -11,7 +11,7 @@ import pytest
 
 from graphguard import git
 from graphguard.check import scan
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 from tests.helpers import GitRepo
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/sub/b.py": "y = 2\n", "README.md": "hi\n",

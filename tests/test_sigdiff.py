@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from graphguard.sigdiff import ChangeKind, SymbolChange, added, compare, find_moves, is_informational
-from graphguard.signature import extract
+from graphguard.languages.python.sigdiff import ChangeKind, SymbolChange, added, compare, find_moves, is_informational
+from graphguard.languages.python.signature import extract
 
 Row = tuple[str, str, tuple[str, ...]]
 
@@ -176,7 +176,7 @@ def test_every_code_sigdiff_can_yield_is_a_valid_block_on_value() -> None:
     import re
     from pathlib import Path
 
-    from graphguard import sigdiff
+    from graphguard.languages.python import sigdiff
     from graphguard.result import CODES
 
     text = Path(sigdiff.__file__).read_text(encoding="utf-8")

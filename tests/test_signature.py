@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature, SignatureParseError, extract
+from graphguard.languages.python.signature import ModuleSignatures, Param, ParamKind, Signature, SignatureParseError, extract
 
 POK, PO, KO = ParamKind.POSITIONAL_OR_KEYWORD, ParamKind.POSITIONAL_ONLY, ParamKind.KEYWORD_ONLY
 VP, VK = ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD

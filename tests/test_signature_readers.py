@@ -18,7 +18,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from graphguard import signature
+from graphguard.languages.python import signature, spans
 from tests.helpers import GitRepo
 from tests.signature_readers import readers_differ, rows, spans_differ
 
@@ -95,10 +95,10 @@ def test_spans_agree_on_generated_modules(source: str) -> None:
     ],
 )
 def test_spans(source: str, wanted: str, text: str | None) -> None:
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
     data = textwrap.dedent(source).encode()
-    sigs = signature.extract_spans(data, python.parse(data), {wanted})
+    sigs = spans.extract_spans(data, python.parse(data), {wanted})
     assert (sigs.defs[wanted].text if wanted in sigs.defs else None) == text
     assert rows(sigs) == rows(signature.ModuleSignatures({q: s for q, s in signature.extract(data).defs.items() if q == wanted},
                                                          sigs.all_names))
@@ -107,9 +107,9 @@ def test_spans(source: str, wanted: str, text: str | None) -> None:
 def test_syntax_newer_than_this_python_is_read_by_libcst() -> None:
     # PEP 695 (Python 3.12): on an older interpreter ast cannot read it; LibCST can.
     data = b"x = 1\n\nclass C:\n    def m[T](self, x: T) -> T: ...\n"
-    from graphguard.languages import python
+    from graphguard.languages.python import parse as python
 
-    assert signature.extract_spans(data, python.parse(data), {"C.m"}).defs["C.m"].text == "def m(self, x: T) -> T"
+    assert spans.extract_spans(data, python.parse(data), {"C.m"}).defs["C.m"].text == "def m(self, x: T) -> T"
 
 
 def test_a_signature_change_of_ordinary_code_imports_no_libcst(make_repo: Callable[..., GitRepo]) -> None:

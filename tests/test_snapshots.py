@@ -181,7 +181,7 @@ def test_a_reader_open_during_a_restore_keeps_the_graph_it_had(two_branches: Git
 
 
 def test_a_snapshot_unused_for_two_weeks_is_pruned(two_branches: GitRepo, graphguard: Run) -> None:
-    from graphguard.store import MAX_SNAPSHOT_AGE
+    from graphguard.store.snapshots import MAX_SNAPSHOT_AGE
 
     repo = two_branches
     for branch in ("main", "other", "main"):
@@ -200,14 +200,14 @@ def test_a_snapshot_unused_for_two_weeks_is_pruned(two_branches: GitRepo, graphg
 
 def test_snapshots_past_the_size_bound_keep_only_the_newest(two_branches: GitRepo, graphguard: Run,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphguard import store
+    from graphguard.store import snapshots as snapshot_store
 
     repo = two_branches
     for branch in ("main", "other", "main"):
         repo.git("checkout", "-q", branch)
         index(graphguard, repo)
     assert len(snapshots(repo)) == 2
-    monkeypatch.setattr(store, "MAX_SNAPSHOT_BYTES", 1)
+    monkeypatch.setattr(snapshot_store, "MAX_SNAPSHOT_BYTES", 1)
     repo.git("checkout", "-q", "other")
     index(graphguard, repo)
     assert len(snapshots(repo)) == 1

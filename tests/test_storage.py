@@ -487,4 +487,4 @@ def test_readonly_open_is_used_when_the_store_cannot_be_written(make_repo: Calla
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: mode != os.W_OK and real_access(p, mode, **kw))
     assert callers_of_f(graphguard(repo, "callers", "pkg.mod.f", "--format", "json")) == CALLERS
     assert repo.graph_path.read_bytes() == before
-    assert sys.modules["graphguard.store"]._writable(str(repo.graph_path)) is False
+    assert sys.modules["graphguard.store.db"]._writable(str(repo.graph_path)) is False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from graphguard.modules import Layout, ModuleMap, is_test_data
+from graphguard.languages.python.modules import Layout, ModuleMap, is_test_data
 from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]

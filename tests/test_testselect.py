@@ -10,8 +10,8 @@ from contextlib import contextmanager
 import pytest
 
 from graphguard.config import Config
-from graphguard.graph import CodeGraph
 from graphguard.result import CallerImpact, Status
+from graphguard.store.reads import CodeGraph
 from graphguard.testselect import Selection, enclosing_test, is_test_module, node_id, parameter_names, select_tests
 from tests.helpers import GitRepo, Result, source
 

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from graphguard.languages.python import parse
+from graphguard.languages.python.parse import parse
 from tests.helpers import GitRepo, Result
 
 Run = Callable[..., Result]

@@ -35,9 +35,9 @@ from graphguard.check import calls, decide, fields, interface, leftout, merge, o
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
-from graphguard.graph import StoredPaths
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, FileWarning, SymbolImpact
+from graphguard.store.paths import StoredPaths
 
 
 class Findings(NamedTuple):

@@ -23,9 +23,9 @@ from graphguard.model import FileFacts
 from graphguard.result import ChangeKind
 
 if TYPE_CHECKING:
-    from graphguard import sigdiff
     from graphguard.check.overlay import Overlay
-    from graphguard.resolve import Target
+    from graphguard.languages.python import sigdiff
+    from graphguard.languages.python.targets import Target
 
 
 class Held(NamedTuple):
@@ -59,8 +59,8 @@ def is_kept(ch: sigdiff.SymbolChange, kept: frozenset[str]) -> bool:
 
 def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
     """`ch` (is_kept) as a move to what its name holds in the new version of `path`."""
-    from graphguard import sigdiff
-    from graphguard.resolve import Data, Sym
+    from graphguard.languages.python import sigdiff
+    from graphguard.languages.python.targets import Data, Sym
 
     resolver = overlay.new_resolver
     top, *members = ch.qualname.split(".")
@@ -114,7 +114,7 @@ def _assigned(overlay: Overlay, path: str, name: str) -> tuple[str, Held]:
 
 def describe(target: Target) -> str:
     """What a name holds that is not a repository definition, in a few words."""
-    from graphguard.resolve import LIMIT_REASONS, Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym
+    from graphguard.languages.python.targets import LIMIT_REASONS, Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym
 
     if isinstance(target, Ext):
         return target.name.removeprefix("builtins.")

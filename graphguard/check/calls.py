@@ -32,9 +32,9 @@ from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import signature
     from graphguard.impact import ChangeContext, Found
-    from graphguard.resolve import Site
+    from graphguard.languages.python import signature
+    from graphguard.model import Site
 
 
 class NewCall(NamedTuple):
@@ -178,7 +178,7 @@ def _moved(overlay: Overlay, calls: set[tuple[str | None, CallShape]]) -> set[tu
 
 def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall) -> CallerImpact:
     from graphguard import impact
-    from graphguard.binding import bind
+    from graphguard.languages.python.binding import bind
 
     s = call.site
     use: Found = impact.Found(call.path, s.line, s.end_line, s.col, s.scope, UseKind.CALL, s.text, s.resolution, s.shape, True)
@@ -206,7 +206,7 @@ def _accepting_override(overlay: Overlay, call: NewCall, name: str, ctx: ChangeC
     """(annotated class, override) when the call's receiver is annotated (not constructed) and a subclass's
     override of the method in the repository accepts the call the class's own method rejects."""
     from graphguard import impact
-    from graphguard.binding import bind
+    from graphguard.languages.python.binding import bind
 
     cls = overlay.new_resolver.declared_receiver(call.path, call.site)
     if cls is None:

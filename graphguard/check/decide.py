@@ -14,15 +14,17 @@ from graphguard.check import shadow
 from graphguard.check.interface import InterfaceChange, line_now
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
+from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import DefKind, RefKind, UseKind
-from graphguard.modules import ModuleMap
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import impact, signature
+    from graphguard import impact
     from graphguard.check.bound import Held
     from graphguard.impact import Found
-    from graphguard.resolve import Resolver, Sym
+    from graphguard.languages.python import signature
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.languages.python.targets import Sym
 
 
 def decide(overlay: Overlay, config: Config, ic: InterfaceChange, uses: list[Found]) -> SymbolImpact | None:
@@ -106,7 +108,7 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
 
 def _constructor(overlay: Overlay, path: str, qualname: str) -> Sym | None:
     """The `__init__` that `Class(...)` runs in the new version, wherever in the hierarchy it is defined."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     module = overlay.new_map.primary.get(path)
     if module is None or not qualname.startswith(f"{module}."):
@@ -143,7 +145,7 @@ def _holds(caller: CallerImpact, ic: InterfaceChange, held: Held) -> CallerImpac
 
 def _inherited_now(resolver: Resolver, modmap: ModuleMap, ic: InterfaceChange) -> str | None:
     """The base class method that a removed method `Class.name` now falls back to, if any."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     cls_local, name = ic.change.qualname.rsplit(".", 1)
     module = modmap.primary.get(ic.path)
@@ -166,7 +168,7 @@ _IGNORE = re.compile(rb"#\s*graphguard:\s*ignore(?:\[([^\]]*)\])?")
 
 def ignored_codes(source: bytes, line: int) -> tuple[str, ...]:
     """Codes accepted by `# graphguard: ignore[code, ...]` on a definition's line ("*" for a bare ignore)."""
-    from graphguard.languages.encoding import to_utf8
+    from graphguard.languages.python.encoding import to_utf8
 
     lines = to_utf8(source)[0].splitlines()  # in the file's declared encoding, as the parsers read it
     if not 0 < line <= len(lines):

@@ -21,13 +21,15 @@ from typing import TYPE_CHECKING, NamedTuple
 from graphguard import git
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
+from graphguard.languages.python.sigread.records import DATACLASS
 from graphguard.model import DefKind, UseKind
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
-from graphguard.sigread.records import DATACLASS
 
 if TYPE_CHECKING:
     from graphguard.impact import Found
-    from graphguard.resolve import ModuleInfo, Resolver, Sym
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.languages.python.scopes import ModuleInfo
+    from graphguard.languages.python.targets import Sym
 
 #: Files read per changed class, and the size of one: the search is an extra, never a stall.
 MAX_FILES = 200
@@ -118,7 +120,7 @@ def _bound_in_subclasses(overlay: Overlay, qualname: str, names: list[str]) -> s
 
 def _binds(resolver: Resolver, cls: Sym, name: str, depth: int = 0) -> bool:
     """Whether the class or a base binds `name`: a def (a property), a class attribute, `self.name = ...`."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     info = resolver.info(cls.path)
     if info is None or depth > 16:
@@ -130,7 +132,7 @@ def _binds(resolver: Resolver, cls: Sym, name: str, depth: int = 0) -> bool:
 
 def _class(resolver: Resolver, path: str, qualname: str) -> Sym | None:
     """The class `qualname` as the new repository defines it in `path`."""
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     info = resolver.info(path) if path in resolver.modmap.primary else None
     if info is None or not qualname.startswith(info.module + "."):
@@ -141,7 +143,7 @@ def _class(resolver: Resolver, path: str, qualname: str) -> Sym | None:
 
 def _closed(resolver: Resolver, cls: Sym, depth: int = 0) -> bool:
     """Every base is a repository class (closed in turn) or one that adds no attribute."""
-    from graphguard.resolve import Ext, Sym
+    from graphguard.languages.python.targets import Ext, Sym
 
     if depth > 16:
         return False
@@ -155,7 +157,7 @@ def _closed(resolver: Resolver, cls: Sym, depth: int = 0) -> bool:
 
 def _reads(overlay: Overlay, ic: InterfaceChange, lost: tuple[str, ...], using: set[str]) -> Iterator[_Read]:
     """The reads of `lost` fields on receivers of the class, in the changed files and the files using it."""
-    from graphguard.resolve import Ext, Inst
+    from graphguard.languages.python.targets import Ext, Inst
 
     assert ic.new_qualname is not None
     resolver, cls_name, wanted = overlay.new_resolver, ic.new_qualname, set(lost)
@@ -192,8 +194,8 @@ def _reads(overlay: Overlay, ic: InterfaceChange, lost: tuple[str, ...], using: 
 def _self_attribute(resolver: Resolver, info: ModuleInfo, scope: str, attr: str, cls_name: str) -> bool:
     """`self.mode`, where every `self.mode = ...` of the class holds an instance of `cls_name` (`self.mode = mode`,
     `mode: Mode` a parameter) and no base sets it."""
+    from graphguard.languages.python.targets import Inst, Sym
     from graphguard.model import BindKind
-    from graphguard.resolve import Inst, Sym
 
     local = info.class_of(scope)
     if local is None:

@@ -2,7 +2,7 @@
 
     files that no longer parse          -> a SYNTAX_ERROR impact, with their importers
     names a package no longer re-exports -> a REMOVED impact, with their importers
-    definitions whose header changed     -> their signatures on both sides (signature.extract_spans:
+    definitions whose header changed     -> their signatures on both sides (spans.extract_spans:
                                             those definitions' source spans only) -> sigdiff
                                             -> InterfaceChange records (and moves across files)
 
@@ -24,8 +24,8 @@ from graphguard.model import FileFacts, UseKind
 from graphguard.result import SYNTAX_ERROR, CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard import sigdiff, signature
     from graphguard.check.revisions import Side
+    from graphguard.languages.python import sigdiff, signature
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
     on): a removed one and the one it was renamed to, or that another file gained, are
     among them, so sigdiff's renames and moves see what they need.
     """
-    from graphguard import sigdiff, signature
+    from graphguard.languages.python import sigdiff, spans
 
     sides = overlay.sides
     per_file: list[tuple[str, sigdiff.SymbolChange]] = []
@@ -131,7 +131,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
     for path, changed in shaped.items():
         old_facts = olds.get(path)
         new_facts = overlay.new_facts.get(path)
-        wanted = None if changed is None else set().union(*(signature.dependents(f, changed) for f in (old_facts, new_facts) if f))
+        wanted = None if changed is None else set().union(*(spans.dependents(f, changed) for f in (old_facts, new_facts) if f))
         before, after = _sigs(sides.old, path, old_facts, wanted, None), _sigs(sides.new, path, new_facts, wanted, warnings)
         if after is None:
             continue
@@ -174,7 +174,7 @@ def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | Non
           warnings: list[FileWarning] | None) -> signature.ModuleSignatures | None:
     """A file's signatures: of the `wanted` definitions, read from their spans, or (None) of all; none when the
     file does not exist. None when it does not parse (a warning for the new side: `warnings` given)."""
-    from graphguard import signature
+    from graphguard.languages.python import signature, spans
 
     data = side.data.get(path)
     if data is None:
@@ -182,7 +182,7 @@ def _sigs(side: Side, path: str, facts: FileFacts | None, wanted: set[str] | Non
     try:
         if wanted is None or facts is None:
             return signature.extract(data)
-        return signature.extract_spans(data, facts, wanted)
+        return spans.extract_spans(data, facts, wanted)
     except signature.SignatureParseError as e:
         if warnings is not None:
             warnings.append(FileWarning(path, f"{e}; file not checked"))
@@ -226,7 +226,7 @@ def _readability(data: bytes) -> tuple[int, str] | str | None:
         line, why = 1, f"syntax error: {e}"
     except (RecursionError, MemoryError):
         return "too deeply nested to parse"
-    from graphguard import signature
+    from graphguard.languages.python import signature
 
     try:
         signature.extract(data)

@@ -14,16 +14,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
-from graphguard.graph import CodeGraph, StoredPaths
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
+from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.model import CallSite, FileFacts
-from graphguard.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, ProbedModuleMap, is_python
 from graphguard.repo import Repo
+from graphguard.store.paths import StoredPaths
+from graphguard.store.reads import CodeGraph
 
 if TYPE_CHECKING:
     from graphguard.config import Config
     from graphguard.indexer import Indexer
-    from graphguard.resolve import FileResolution, InfoCache, Resolver, Site
-    from graphguard.signature import Signature
+    from graphguard.languages.python.resolver import InfoCache, Resolver
+    from graphguard.languages.python.signature import Signature
+    from graphguard.model import FileResolution, Site
     from graphguard.store import Store
 
 
@@ -49,14 +52,14 @@ class Overlay:
 
     @functools.cached_property
     def new_resolver(self) -> Resolver:
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         return Resolver(self.new_map, self.new_facts_of, self.infos)
 
     @functools.cached_property
     def infos(self) -> InfoCache:
         """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
-        from graphguard.resolve import InfoCache
+        from graphguard.languages.python.resolver import InfoCache
 
         return InfoCache()
 
@@ -68,7 +71,7 @@ class Overlay:
     @functools.cached_property
     def fresh_old(self) -> dict[str, FileResolution]:
         """The changed files' new versions, resolved against the old repository (each alone in it)."""
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         out = {}
         for p in self.sides.new.data:
@@ -128,7 +131,7 @@ class Overlay:
         return self.indexer.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
-        from graphguard.resolve import Resolver
+        from graphguard.languages.python.resolver import Resolver
 
         return Resolver(self.old_map, self.old_facts, self.infos)
 
@@ -146,7 +149,8 @@ class Overlay:
         """The signature of a definition (full qualname) in the new version; None when it cannot be read.
 
         Only that definition's source span is parsed (with the same-file bases of a class)."""
-        from graphguard import git, signature
+        from graphguard import git
+        from graphguard.languages.python import signature, spans
 
         module = self.new_map.primary.get(path)
         if module is None or not qualname.startswith(f"{module}."):
@@ -159,7 +163,7 @@ class Overlay:
                 data = next((d for _, d in git.read_blobs(self.indexer.root, [self.new_entries[path]])), None)
             facts = self.new_facts_of(path)
             try:
-                sigs = None if data is None or facts is None else signature.extract_spans(data, facts, {local})
+                sigs = None if data is None or facts is None else spans.extract_spans(data, facts, {local})
             except signature.SignatureParseError:
                 sigs = None
             self._new_signatures[key] = sigs.defs.get(local) if sigs is not None else None
@@ -283,17 +287,17 @@ _PARSED_MAX = 256
 
 def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
-    (python.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
+    (comments.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
     Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
     cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
     syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
-    from graphguard.languages import python
+    from graphguard.languages.python import comments
     from graphguard.model import moved_lines
 
     out = {}
     for path, data in sides.new.data.items():
         old, old_sha = sides.old.data.get(path), sides.old.blobs.get(path)
-        if old is None or old_sha is None or (edit := python.comment_edit(old, data)) is None:
+        if old is None or old_sha is None or (edit := comments.comment_edit(old, data)) is None:
             continue
         raw = store.load_facts(old_sha)
         moved = moved_lines(raw, *edit) if raw is not None else None

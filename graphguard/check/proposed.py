@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 from graphguard.result import FileWarning
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # Django's largest source file is 0.1 MB; generated tables reach a few MB

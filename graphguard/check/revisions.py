@@ -18,7 +18,7 @@ from graphguard.check import scan
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 from graphguard.result import FileWarning
 
 #: The new side of a shadow check: the working tree with the proposed contents laid over it (never written).

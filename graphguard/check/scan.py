@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from graphguard import git
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 
 SETTLE_NS = 2_000_000_000
 MAX_ROOTS = 8

@@ -17,7 +17,7 @@ from graphguard.result import CallerImpact, Status
 
 if TYPE_CHECKING:
     from graphguard.impact import Found
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
 
 class Shadow(NamedTuple):
@@ -32,7 +32,7 @@ class Shadow(NamedTuple):
 
 def find(overlay: Overlay, use: Found, name: str) -> Shadow | None:
     """The attribute that answers `use` (a call `receiver.NAME(...)` in the new version), if any."""
-    from graphguard.resolve import Inst, Sym
+    from graphguard.languages.python.targets import Inst, Sym
 
     if use.kind is not UseKind.CALL or "." not in use.text:
         return None
@@ -60,7 +60,7 @@ def find(overlay: Overlay, use: Found, name: str) -> Shadow | None:
 
 def judge(overlay: Overlay, use: Found, shadow: Shadow) -> CallerImpact:
     """The call against what the attribute holds."""
-    from graphguard.binding import bind
+    from graphguard.languages.python.binding import bind
 
     attr = use.text.rsplit(".", 1)[1]
     said = f"'self.{attr}' is set in {shadow.setter} (line {shadow.line})" + (f" to `{shadow.value}`" if shadow.value else "")

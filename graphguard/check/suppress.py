@@ -22,7 +22,7 @@ from graphguard.model import UseKind
 from graphguard.result import CallerImpact, FileWarning, Status, Suppression, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard.languages.notes import Notes
+    from graphguard.languages.python.notes import Notes
 
 
 def apply(overlay: Overlay, changes: list[SymbolImpact]) -> tuple[list[SymbolImpact], list[FileWarning]]:
@@ -52,7 +52,7 @@ def apply(overlay: Overlay, changes: list[SymbolImpact]) -> tuple[list[SymbolImp
 
 def _notes(overlay: Overlay, paths: set[str]) -> dict[str, Notes]:
     """The notes of each file, in its new version: the changed files' bytes, the others' blobs."""
-    from graphguard.languages import notes as notes_of  # tree-sitter: only when there is a site to blame
+    from graphguard.languages.python import notes as notes_of  # tree-sitter: only when there is a site to blame
     new = overlay.sides.new.data
     out = {p: notes_of.notes(new[p]) for p in paths if p in new}
     blobs = {overlay.new_entries[p]: p for p in paths if p not in new and p not in overlay.sides.paths and p in overlay.new_entries}

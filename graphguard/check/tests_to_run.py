@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from graphguard.config import Config
-from graphguard.graph import CodeGraph
 from graphguard.result import SymbolImpact
+from graphguard.store.reads import CodeGraph
 from graphguard.testselect import select_tests
 
 

@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, NamedTuple
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
 from graphguard.config import Config
-from graphguard.graph import CodeGraph, Use
+from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import BindKind, CallShape, DefKind, FileFacts, Resolution, UseKind
-from graphguard.modules import ModuleMap
 from graphguard.result import ChangeKind
+from graphguard.store.reads import CodeGraph, Use
 
 if TYPE_CHECKING:
     from graphguard.impact import Found
-    from graphguard.resolve import Resolver, Site
+    from graphguard.languages.python.resolver import Resolver
+    from graphguard.model import Site
 
 _Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
 _Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)
@@ -191,7 +192,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
 def on_class(resolver: Resolver, f: Found) -> Found:
     """`Sub.method(obj, ...)`, `Alias.method(obj, ...)`: a method called on a class gets no implicit self."""
     from graphguard.impact import Via
-    from graphguard.resolve import Sym
+    from graphguard.languages.python.targets import Sym
 
     receiver = f.text.rsplit(".", 1)[0] if f.kind is UseKind.CALL and f.via is Via.SELF and "." in f.text else ""
     info = resolver.info(f.path) if receiver and f.path in resolver.modmap.primary else None

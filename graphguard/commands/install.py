@@ -202,7 +202,8 @@ def _start_the_index(root: str) -> None:
     """A repository without a graph would have its first commit build it inside the hook (35 s on ansible): the
     background refresher starts it now, and the first commit waits only for what is left of it (and says so)."""
     from graphguard import background
-    from graphguard.store import Store, stored_version
+    from graphguard.store import Store
+    from graphguard.store.db import stored_version
 
     paths = git.repo_paths(root)
     store = Store(paths.git_dir, paths.common_dir)

@@ -106,7 +106,7 @@ def _log(git_dir: str | None, error: BaseException) -> str | None:
     import datetime
     import traceback
 
-    from graphguard.store import write_log
+    from graphguard.files import write_log
 
     text = f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n"
     text += "".join(traceback.format_exception(type(error), error, error.__traceback__))

@@ -9,8 +9,8 @@ from graphguard import output
 from graphguard.answers import stats_document
 from graphguard.commands.printing import write_compact
 from graphguard.config import load as load_config
-from graphguard.graph import CodeGraph
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
+from graphguard.store.reads import CodeGraph
 
 
 def _pct(part: int, whole: int) -> str:
@@ -76,7 +76,7 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
 def _test_data_hint(graph: CodeGraph, test_data: tuple[str, ...]) -> list[str]:
     """Files in folders of test data (modules.is_test_data; the configuration's `test_data`): said, with how to leave
     them out of the graph, or make them import roots."""
-    from graphguard.modules import is_test_data
+    from graphguard.languages.python.modules import is_test_data
 
     folders: dict[str, int] = {}
     for (path,) in graph.db.execute("SELECT path FROM files"):

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from graphguard import __version__, git
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 from graphguard.retrieval import engine, fit, history, profiles, rank
 
 #: Commits replayed at most, and the time a fit may take by default: REPLAY_SHARE of it replaying commits, the

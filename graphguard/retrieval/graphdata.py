@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from graphguard.graph import SymbolRow
 from graphguard.retrieval.expand import Edge
+from graphguard.store.reads import SymbolRow
 
 #: At most this many symbols are kept per edge (the most used first).
 EDGE_SYMBOLS = 6

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from graphguard import git
 from graphguard.errors import GraphguardError
-from graphguard.modules import is_python
+from graphguard.languages.python.modules import is_python
 
 #: Commits touching more Python files than this are sweeping changes (reformatting, renames): no co-change.
 MAX_COMMIT_FILES = 30

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
-from graphguard.store import TEXT_SCHEMA
+from graphguard.store.schema import TEXT_SCHEMA
 
 #: Bump when the tokenizer or the documents change: the cache and the index are rebuilt.
 TEXT_VERSION = "3"

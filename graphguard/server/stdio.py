@@ -61,7 +61,7 @@ def answer(session: Session, name: str, arguments: dict[str, Any] | None) -> typ
     except Exception as e:  # noqa: BLE001 - a bug: logged, answered as an error, the server goes on
         import traceback
 
-        from graphguard.store import write_log
+        from graphguard.files import write_log
 
         log = write_log(session.repo.paths.git_dir, "crash.log", traceback.format_exc(), append=False, mode=0o600)
         return _error(f"internal error: {type(e).__name__}: {e}" + (f" (traceback in {log})" if log else ""))

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import cast
 
-from graphguard.sigread.records import (
+from graphguard.languages.python.sigread.records import (
     ATTRS,
     DATACLASS,
     FIELD_CALLS,

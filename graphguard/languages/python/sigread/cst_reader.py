@@ -2,7 +2,7 @@
 
 Imported only when `ast` cannot read a text (libcst costs about 150 ms to import, and
 much more than `ast` to run). Raises SignatureParseError with a one-line message.
-graphguard.signature runs it on a thread with a large stack, after its nesting limits.
+graphguard.languages.python.signature runs it on a thread with a large stack, after its nesting limits.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from graphguard.sigread.records import (
+from graphguard.languages.python.sigread.records import (
     ATTRS,
     DATACLASS,
     FIELD_CALLS,

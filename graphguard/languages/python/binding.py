@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphguard.languages.python.signature import Param, ParamKind, Signature
 from graphguard.model import CallShape
 from graphguard.result import Status
-from graphguard.signature import Param, ParamKind, Signature
 
 __all__ = ["FORWARDING", "Binding", "CallShape", "Landing", "Status", "bind", "landing"]
 

@@ -7,7 +7,7 @@ entered. Expression texts (annotations, decorators, defaults) are kept in one
 canonical spelling (`ast.unparse`), so reformatting a file is not an interface change.
 The source is data: it is parsed, never imported or run.
 
-A reader (graphguard.sigread) turns source into neutral records; the rules here
+A reader (graphguard.languages.python.sigread) turns source into neutral records; the rules here
 (constructors, dataclass fields, overloads) turn them into signatures. CPython's `ast`
 reads; LibCST only what `ast` cannot (syntax newer than the running interpreter), and is
 imported only then. `extract` reads a whole module; `extract_spans` only the
@@ -18,19 +18,17 @@ source spans, as tree-sitter's facts give them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
-from graphguard.languages import MAX_BYTES, encoding
-from graphguard.model import DefKind as ModelDefKind
-from graphguard.sigread import ast_reader
-from graphguard.sigread.records import (
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python import encoding
+from graphguard.languages.python.fields import _all_names, _fields, _kw_only_last, _merge, _style
+from graphguard.languages.python.sigread import ast_reader
+from graphguard.languages.python.sigread.records import (
     ATTRS,
     DATACLASS,
-    FIELD_CALLS,
-    AllOp,
-    Call,
     Class,
     Definition,
     Function,
@@ -40,15 +38,10 @@ from graphguard.sigread.records import (
     ParamKind,
     SignatureParseError,
     TooDeep,
-    Value,
 )
 
-if TYPE_CHECKING:
-    from graphguard.model import Definition as FactsDefinition
-    from graphguard.model import FileFacts
-
 __all__ = ["CHANGES_CALLS", "SUPPLIES_FIRST", "ModuleSignatures", "Param", "ParamKind", "Signature", "SignatureParseError",
-           "dependents", "extract", "extract_spans"]
+           "extract"]
 
 DefKind = Literal["function", "method", "class"]
 
@@ -150,7 +143,7 @@ def cst_read(text: str) -> Module:
     """LibCST's reading (imported here, on first use), after the limits that keep it from crashing or taking minutes."""
     if _bracket_depth(text) > MAX_NESTING or _deeper_than(text, MAX_TREE_DEPTH):
         raise TooDeep
-    from graphguard.sigread import cst_reader
+    from graphguard.languages.python.sigread import cst_reader
 
     return _on_large_stack(cst_reader.read, text)
 
@@ -172,7 +165,8 @@ def _deeper_than(source: str, depth: int) -> bool:
     LibCST's time grows faster than the square of it: 500 links of a call chain take 2 s
     and 4,000 take six minutes, only to end in a RecursionError.
     """
-    from graphguard.languages import python, treesitter
+    from graphguard.languages.python import parse as python
+    from graphguard.languages.python import treesitter
 
     return treesitter.deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
 
@@ -329,289 +323,6 @@ def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
     """Drop self/cls: Python supplies it. `def __init__(*args)` keeps its *args."""
     return params[1:] if params and params[0].kind.is_positional else params
 
-
-# -- dataclass-like classes: the __init__ that the decorator or base generates ---------------
-
-_Args = Mapping[str, Value]
-
-
-@dataclass(frozen=True)
-class _Style:
-    """How a class decorator or base generates __init__ from class-level fields."""
-
-    kind: str  # "dataclass" | "attrs" | "attrs-ib" (classic `attr.s`: only `attr.ib()` fields) | "namedtuple"
-    init: bool = True
-    kw_only: bool = False
-
-
-def _style(c: Class) -> _Style | None:
-    for d in c.decorators:
-        if d.name in DATACLASS or d.name in ATTRS:
-            args = _keywords(d.call)
-            kind = "dataclass" if d.name in DATACLASS else "attrs"
-            if d.name in ("attr.s", "attr.attrs") and not _flag(args, "auto_attribs", False):
-                kind = "attrs-ib"
-            return _Style(kind, _flag(args, "init", True), _flag(args, "kw_only", False))
-    if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in c.bases):
-        return _Style("namedtuple")
-    return None
-
-
-def _keywords(call: Call | None) -> _Args:
-    return call.keywords if call is not None else {}
-
-
-def _flag(args: _Args, name: str, default: bool) -> bool:
-    value = args.get(name)
-    return default if value is None else value.is_true
-
-
-def _fields(c: Class, style: _Style) -> list[Param]:
-    """Fields in class-body order; a `_: KW_ONLY` sentinel makes the following ones keyword-only."""
-    kw_only = style.kw_only
-    found: list[Param] = []
-    for stmt in c.fields:
-        if _annotation_name(stmt.annotation) == "KW_ONLY":
-            kw_only = True
-        elif (param := _field(stmt.name, stmt.annotation, stmt.value, stmt.call, style, kw_only)) is not None:
-            found.append(param)
-    return found
-
-
-def _field(name: str, annotation: Value | None, value: Value | None, call: Call | None, style: _Style, kw_only: bool) -> Param | None:
-    """One class-level assignment as an __init__ parameter; None when it is not a field."""
-    if call is not None and call.func not in FIELD_CALLS:
-        call = None
-    if _annotation_name(annotation) == "ClassVar" or (call is None and (annotation is None or style.kind == "attrs-ib")):
-        return None  # a class attribute
-    args = _keywords(call)
-    if not _flag(args, "init", True):
-        return None
-    if call is None:
-        has_default, default = value is not None, value.code if value is not None else None
-    else:  # field(default=...), field(default_factory=...), attr.ib(5), attr.ib(factory=list)
-        given = args["default"] if "default" in args else call.positional[0] if call.positional else None
-        has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
-        default = given.code if given is not None else "<factory>" if has_default else None
-    if style.kind.startswith("attrs"):  # attrs drops leading underscores, or takes alias=
-        alias = args.get("alias")
-        name = str(alias.string) if alias is not None and alias.string is not None else name.lstrip("_")
-    kind = ParamKind.KEYWORD_ONLY if kw_only or _flag(args, "kw_only", False) else ParamKind.POSITIONAL_OR_KEYWORD
-    return Param(name, kind, has_default, annotation.code if annotation is not None else None, default)
-
-
-def _annotation_name(annotation: Value | None) -> str | None:
-    """`ClassVar[int]`, `typing.ClassVar`, `"ClassVar[int]"` -> "ClassVar"."""
-    if annotation is None:
-        return None
-    if annotation.string is not None:
-        text = annotation.string
-        if not isinstance(text, str):  # a bytes literal (`x: b"int"`) names no type
-            return None
-        return text.partition("[")[0].rpartition(".")[2].strip() or None
-    name = annotation.name
-    return name.rpartition(".")[2] if name else None
-
-
-def _merge(base: Sequence[Param], own: Sequence[Param]) -> list[Param]:
-    """A field redefined in a subclass keeps its place and takes the new definition."""
-    out = list(base)
-    for p in own:
-        index = next((i for i, q in enumerate(out) if q.name == p.name), None)
-        if index is None:
-            out.append(p)
-        else:
-            out[index] = p
-    return out
-
-
-def _kw_only_last(fields: Sequence[Param]) -> tuple[Param, ...]:
-    """The generated __init__ puts keyword-only fields after all the others."""
-    return tuple(sorted(fields, key=lambda p: p.kind is ParamKind.KEYWORD_ONLY))
-
-
-# -- __all__ ---------------------------------------------------------------------------------
-
-
-def _all_names(ops: Sequence[AllOp]) -> tuple[str, ...] | None:
-    """`__all__` when every module-level statement that builds it is a literal, else None."""
-    names: list[str] | None = None  # None: not assigned yet, or not readable
-    assigned = False
-    for op in ops:
-        if op.replace:
-            names, assigned = (list(op.names) if op.names is not None else None), True
-        else:
-            names = None if names is None or op.names is None else names + list(op.names)
-    return tuple(names) if assigned and names is not None else None
-
-
-# -- spans: the definitions asked for, read alone -------------------------------------------
-
-
-_CONSTRUCTORS = frozenset({"__init__", "__new__"})
-
-
-class _Whole(Exception):
-    """A span cannot be read alone: the whole module is read instead."""
-
-
-def extract_spans(source: bytes | str, facts: FileFacts, wanted: Collection[str], *,
-                  reader: Callable[[str], Module] | None = None) -> ModuleSignatures:
-    """The signatures of the definitions named in `wanted` (module-relative qualnames) that the module has.
-
-    Only their source spans are parsed (tree-sitter's `facts` of the same source give them),
-    with the same-file bases a class's constructor may come from; the result holds the
-    wanted definitions only, and `all_names` from the facts. When a span cannot be read
-    alone (facts that are partial, a class defined twice around a method, a span that
-    does not parse by itself), the whole module is read. Raises SignatureParseError.
-    """
-    text = _text(source)
-    try:
-        defs = _read_spans(text, facts, wanted, reader)
-    except _Whole:
-        builder = _Builder()
-        builder.block(read(text, reader=reader).definitions)
-        defs = builder.in_source_order()
-    return ModuleSignatures({q: sig for q, sig in defs.items() if q in wanted}, facts.all_names)
-
-
-def _read_spans(text: str, facts: FileFacts, wanted: Collection[str], reader: Callable[[str], Module] | None) -> dict[str, Signature]:
-    if not facts.parsed or facts.warnings:
-        raise _Whole  # tree-sitter's facts may be partial: their spans are not to be trusted
-    by_name: dict[str, list[FactsDefinition]] = {}
-    for d in facts.definitions:
-        if "<locals>" not in d.qualname:
-            by_name.setdefault(d.qualname, []).append(d)
-    methods: dict[str, list[FactsDefinition]] = {}
-    for d in facts.definitions:
-        if d.kind is ModelDefKind.METHOD:
-            methods.setdefault(d.qualname.rpartition(".")[0], []).append(d)
-    needed = _with_bases({q for q in wanted if q in by_name}, by_name)
-    spans = sorted((d for q in needed for d in by_name[q]), key=lambda d: (d.line, -d.end_line))
-    lines = text.split("\n")
-    builder = _Builder()
-    covered = 0  # last line of the span read last: a span inside it (a method of a class read whole) was read with it
-    for d in spans:
-        if d.end_line <= covered:
-            continue
-        parent = d.qualname.rpartition(".")[0]
-        if parent and any(len(by_name.get(p, ())) > 1 for p in _ancestors(parent)):
-            raise _Whole  # a class defined twice: which one holds the method is decided by the whole module
-        # A class is read for its constructor: its other methods (unless wanted) are left out.
-        skipped = [m for m in methods.get(d.qualname, ()) if d.line < m.line <= d.end_line
-                   and m.qualname not in wanted and m.qualname.rpartition(".")[2] not in _CONSTRUCTORS]
-        module = _read_span(lines, d, reader, skipped)
-        builder.stack = parent.split(".") if parent else []
-        builder.block(module.definitions)
-        covered = d.end_line
-    return builder.in_source_order()
-
-
-def _read_span(lines: list[str], d: FactsDefinition, reader: Callable[[str], Module] | None,
-               skipped: Sequence[FactsDefinition] = ()) -> Module:
-    """One definition, decorators included, parsed alone; its records carry the file's line numbers."""
-    cut = _span_text(lines, d, skipped)
-    if cut is None:
-        raise _Whole
-    span, offset = cut
-    try:
-        module = read(span, reader=reader)
-    except SignatureParseError:
-        raise _Whole from None
-    found = tuple(_shifted(f, offset) for f in module.definitions)
-    if (len(found) != 1 or found[0].name != d.qualname.rpartition(".")[2] or found[0].line != d.line
-            or len(found[0].decorators) != len(d.decorators)):
-        raise _Whole
-    return module._replace(definitions=found)
-
-
-def _span_text(lines: Sequence[str], d: FactsDefinition, skipped: Sequence[FactsDefinition] = ()) -> tuple[str, int] | None:
-    """The source of one definition (tree-sitter's), decorators included, as a module of its own, and
-    how many lines of the file precede that module's first; None when its lines cannot be told.
-    `lines`: the file's, split at "\n". `skipped`: methods of a class `d` left out (each becomes `pass`)."""
-    first = _span_start(lines, d)
-    if first is None:
-        return None
-    indent = lines[d.line - 1][:d.col]
-    body = list(lines[first:d.end_line])
-    for m in skipped:
-        start = _span_start(lines, m)
-        if start is None or not first < start <= m.end_line <= d.end_line:
-            continue
-        body[start - first:m.end_line - first] = [lines[m.line - 1][:m.col] + "pass"] + [""] * (m.end_line - start - 1)
-    text = "\n".join(body)
-    # A method's lines are indented: an `if 1:` block takes them as they are (strings and
-    # continuation lines keep their text).
-    return (text, first) if not indent else ("if 1:\n" + text, first - 1)
-
-
-def _span_start(lines: Sequence[str], d: FactsDefinition) -> int | None:
-    """The 0-based index of a definition's first line, its decorators'; None when it cannot be told."""
-    first = d.line - 1  # the `def` / `class` line
-    indent = lines[first][:d.col] if first < len(lines) else "x"
-    if indent.strip():
-        return None
-    need = len(d.decorators)
-    while need and first > 0:  # the decorator lines above, at the same indentation
-        first -= 1
-        if lines[first].startswith(indent) and lines[first][len(indent):].startswith("@"):
-            need -= 1
-    return None if need else first
-
-
-def _shifted(d: Definition, offset: int) -> Definition:
-    """A definition read from a span, at the file's line numbers."""
-    if not offset:
-        return d
-    if isinstance(d, Function):
-        return d._replace(line=d.line + offset)
-    return d._replace(line=d.line + offset, body=tuple(_shifted(m, offset) for m in d.body))
-
-
-def _ancestors(qualname: str) -> Iterable[str]:
-    parts = qualname.split(".")
-    return (".".join(parts[:i]) for i in range(1, len(parts) + 1))
-
-
-def _with_bases(qualnames: set[str], by_name: Mapping[str, Sequence[FactsDefinition]]) -> set[str]:
-    """The classes named, with the same-file classes their constructors may come from (bases, transitively)."""
-    out = set(qualnames)
-    todo = list(qualnames)
-    while todo:
-        q = todo.pop()
-        parent = q.rpartition(".")[0]
-        for d in by_name.get(q, ()):
-            for base in d.bases:
-                for candidate in (f"{parent}.{base}" if parent else base, base):
-                    if candidate in by_name and candidate not in out:
-                        out.add(candidate)
-                        todo.append(candidate)
-    return out
-
-
-def dependents(facts: FileFacts, qualnames: Collection[str]) -> set[str]:
-    """`qualnames`, with the definitions of the same file whose signature follows from theirs.
-
-    A class's signature is its constructor's: it follows from its `__init__` and `__new__`,
-    and a same-file subclass inherits it (and a dataclass's fields), transitively.
-    """
-    classes = {d.qualname: d for d in facts.definitions if d.kind is ModelDefKind.CLASS}
-    out = set(qualnames)
-    for q in qualnames:
-        parent, _, name = q.rpartition(".")
-        if name in ("__init__", "__new__") and parent in classes:
-            out.add(parent)
-    subclasses: dict[str, set[str]] = {}
-    for q, d in classes.items():
-        for base in d.bases:  # by last name: a few too many is harmless, one too few is not
-            subclasses.setdefault(base.rpartition(".")[2], set()).add(q)
-    todo = [q for q in out if q in classes]
-    while todo:
-        for sub in subclasses.get(todo.pop().rpartition(".")[2], ()):
-            if sub not in out:
-                out.add(sub)
-                todo.append(sub)
-    return out
 
 # -- rendering -------------------------------------------------------------------------------
 

@@ -21,7 +21,9 @@ import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES, encoding, python, treesitter
+from graphguard.languages import MAX_BYTES
+from graphguard.languages.python import encoding, nodes, treesitter
+from graphguard.languages.python import parse as python
 
 _QUERY = """
 (comment) @comment
@@ -102,7 +104,7 @@ def notes(source: bytes) -> Notes:
         seen.add(line)
         _comment(line, text[start:end].decode("utf-8", "replace"), graphguard, checker)
     expecting = []
-    for _, caps in treesitter.matches(_QUERY, tree.root_node, max_start_depth=python.MAX_DEPTH):
+    for _, caps in treesitter.matches(_QUERY, tree.root_node, max_start_depth=nodes.MAX_DEPTH):
         for node in caps.get("comment", ()):
             if node.start_point[0] + 1 not in seen:  # parsed as it is: the comment-only lines are comment nodes too
                 _comment(node.start_point[0] + 1, node.text.decode("utf-8", "replace"), graphguard, checker)

@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from graphguard.languages.python.signature import ModuleSignatures, Param, ParamKind, Signature
 from graphguard.result import INFORMATIONAL, ChangeKind
-from graphguard.signature import ModuleSignatures, Param, ParamKind, Signature
 
 #: The code of every definition of a file whose old version did not parse: its old signature is unknown.
 OLD_UNPARSABLE = "old-version-unparsable"

@@ -1,0 +1,1 @@
+"""Python: parsing, module names, resolution and signatures (nothing imported here: a hook starts fast)."""
