@@ -244,6 +244,7 @@ def commit_with(repo: GitRepo, files: dict[str, str | None], env: dict[str, str]
 pythonpaths = pytest.mark.parametrize("pythonpath", list(HOSTILE_PYTHONPATHS.values()), ids=list(HOSTILE_PYTHONPATHS))
 
 
+@pytest.mark.slow
 @pythonpaths
 def test_native_hooks_and_the_refresher_ignore_a_pythonpath_that_names_the_repository(
     make_repo: Callable[..., GitRepo], graphguard: Run, sentinels: Path, tmp_path: Path, pythonpath: str,
@@ -262,6 +263,7 @@ def test_native_hooks_and_the_refresher_ignore_a_pythonpath_that_names_the_repos
     assert fired(sentinels) == []
 
 
+@pytest.mark.slow
 @pythonpaths
 def test_console_script_drops_pythonpath_entries_that_name_the_repository_before_its_imports(
     make_repo: Callable[..., GitRepo], sentinels: Path, tmp_path: Path, pythonpath: str,
