@@ -302,6 +302,7 @@ def test_calls_between_moved_files_are_carried_over(make_repo: Callable[..., Git
     assert bound == []
 
 
+@pytest.mark.slow
 def test_callers_in_a_comment_edited_file_are_found_at_their_new_lines(make_repo: Callable[..., GitRepo],
                                                                        graphguard: Callable[..., Result]) -> None:
     repo = make_repo(BIG)

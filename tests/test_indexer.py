@@ -236,6 +236,7 @@ def test_linked_worktree_has_its_own_graph_and_shares_parsed_blobs(make_repo: Ca
 # --- files that are not plain Python --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_odd_files_are_indexed_or_skipped_with_a_warning(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     line = b"def f(a, b):\n    return g(a) + b\n"
     repo = make_repo(
@@ -387,6 +388,7 @@ def test_callers_of_an_unknown_symbol_is_a_one_line_error(make_repo: Callable[..
     assert len(r.err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_corrupted_graph_is_rebuilt_with_a_one_line_warning(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     repo = make_repo(SMALL)
     assert graphguard_cli(repo, "index").code == 0
@@ -399,6 +401,7 @@ def test_corrupted_graph_is_rebuilt_with_a_one_line_warning(make_repo: Callable[
     assert warning.startswith("graphguard: warning: graph at ") and "rebuilding it" in warning
 
 
+@pytest.mark.slow
 def test_corrupted_blob_cache_is_rebuilt(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     repo = make_repo(SMALL)
     assert graphguard_cli(repo, "index").code == 0

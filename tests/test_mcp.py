@@ -220,6 +220,7 @@ def test_a_symlink_leaving_the_repository_is_refused(client: Client, repo: GitRe
         link.unlink()
 
 
+@pytest.mark.slow
 def test_answers_follow_head_commit_checkout_rebase(client: Client, repo: GitRepo, home: Path) -> None:
     def callers() -> tuple[str, set[str]]:
         doc = client.doc("callers", {"symbol": "pkg.billing.prorate"})
@@ -252,6 +253,7 @@ def test_answers_follow_head_commit_checkout_rebase(client: Client, repo: GitRep
     assert callers()[0] == added
 
 
+@pytest.mark.slow
 def test_client_leaving_mid_call_ends_the_server_cleanly(repo: GitRepo, home: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "graphguard", "mcp", "--repo", str(repo.root)], cwd=home,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(home))
