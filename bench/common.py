@@ -1,4 +1,4 @@
-"""What the bench scripts share: git in a repository, an sdist made a one-commit repository, the load line, a table of medians.
+"""What the bench scripts share: git in a repository, an sdist made a one-commit repository, the load line.
 
 A script imports it as `from common import ...` (run as `python bench/x.py`, bench/ is first on sys.path).
 """
@@ -8,11 +8,9 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tarfile
-from collections.abc import Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: Downloads and unpacked sdists (ignored by git).
@@ -63,12 +61,3 @@ def one_commit_repo(src: str, dest: str) -> str:
         git(dest, *args)
     return dest
 
-
-def median_table(rows: Sequence[tuple[str, Sequence[float]]], unit: str = "ms", label: str = "") -> str:
-    """One line per row: its label, the median, min and max of its samples and how many there were."""
-    width = max([len(label), *(len(name) for name, _ in rows)])
-    lines = [f"{label:<{width}}  {'median':>10}  {'min':>10}  {'max':>10}  runs"]
-    for name, samples in rows:
-        lines.append(f"{name:<{width}}  {statistics.median(samples):>8.1f}{unit:>2}  {min(samples):>8.1f}{unit:>2}  "
-                     f"{max(samples):>8.1f}{unit:>2}  {len(samples):>4}")
-    return "\n".join(lines)
