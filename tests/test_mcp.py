@@ -106,8 +106,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, home: Path) -> GitRepo:
-    os.environ["GIT_CONFIG_NOSYSTEM"] = "1"  # module-scoped: the autouse isolation is per test
-    return init_repo(tmp_path_factory.mktemp("mcp") / "repo", FILES)
+    with pytest.MonkeyPatch.context() as mp:  # module-scoped: the autouse isolation is per test; undone after
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        return init_repo(tmp_path_factory.mktemp("mcp") / "repo", FILES)
 
 
 @pytest.fixture(scope="module")
