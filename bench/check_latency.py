@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from common import load_line
+
 
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -100,7 +102,7 @@ def main() -> None:
         for k in ("body", "signature"):
             cells += [statistics.median(w for w, _ in times[(label, k)]), statistics.median(c for _, c in times[(label, k)])]
         print(f"{label:<14} {cells[0]:>10.3f} {cells[1]:>7.3f} {cells[2]:>15.3f} {cells[3]:>7.3f}")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    print(load_line())
 
 
 if __name__ == "__main__":

@@ -29,11 +29,9 @@ import subprocess
 import sys
 import time
 
+from common import git, load_line
+
 KINDS = ("add-required", "remove-param", "rename-param", "rename", "body")
-
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
 def check(repo: str, src: str, *flags: str) -> tuple[str, float]:
@@ -169,7 +167,7 @@ def main() -> None:
     for label, ts in times.items():
         if ts:
             print(f"{label:<4} median {statistics.median(ts):.3f} s over {len(ts)} checks")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    print(load_line())
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
+
+from common import git
 
 from graphguard import answers
 from graphguard.repo import Repo, ensure_current, open_repo
@@ -50,10 +51,6 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+|\n *|[^\sA-Za-z0-9]")
 
 def tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
-
-
-def git(repo: str, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
 def check_answer(repo: Repo, path: str, old: str, new: str) -> dict[str, Any]:

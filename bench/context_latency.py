@@ -30,6 +30,8 @@ import subprocess
 import sys
 import time
 
+import common
+
 QUERIES = (
     "add a field to the REST API serializer",
     "fix the validation error message when saving the form",
@@ -54,8 +56,7 @@ with r.store.write_lock(60):
 
 
 def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return common.git(repo, "-c", "core.hooksPath=/dev/null", *common.IDENTITY, *args)
 
 
 def run(repo: str, src: str | None, *args: str) -> float:

@@ -27,19 +27,16 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import git
+
 from graphguard.repo import IndexResult
 from tests.differential import fresh_dump, incremental_dump
 from tests.graphdump import differences
-
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(("git", *args), cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def changed_py(repo: str, a: str, b: str) -> int:

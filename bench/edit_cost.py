@@ -26,11 +26,9 @@ import sys
 import tempfile
 import time
 
+from common import git, load_line
+
 Sample = tuple[float, float, float]  # wall s, CPU s, peak RSS MB
-
-
-def git(repo: str, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
 def graphguard(repo: str, src: str, *args: str) -> Sample:
@@ -133,7 +131,7 @@ def main() -> None:
     print(f"median of {args.runs} whole-process runs: wall s, CPU s, peak RSS MB (max)")
     for (label, what), samples in rows.items():
         print(f"{label:<10} {what:<50} {median(samples)}")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    print(load_line())
 
 
 if __name__ == "__main__":

@@ -27,11 +27,9 @@ import subprocess
 import sys
 import time
 
+from common import git, load_line
+
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
-
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def stored_head(repo: str) -> str | None:
@@ -148,7 +146,7 @@ def main() -> None:
     lines = [str(r["line"]) for rs in results.values() for r in rs if r["line"]]
     if lines:
         print(f"the next command's last progress line: {lines[-1]!r}")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    print(load_line())
 
 
 if __name__ == "__main__":

@@ -21,8 +21,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
+
+from common import one_commit_repo, sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".cache")
@@ -35,23 +36,7 @@ def sh(*args: str, cwd: str | None = None, check: bool = True) -> subprocess.Com
 
 def fetch(spec: str) -> str:
     """Unpack the sdist of `spec` (name==version) into a fresh git repository; return its path."""
-    name, version = spec.split("==")
-    src = os.path.join(CACHE, f"{name}-{version}")
-    if not os.path.isdir(src):
-        os.makedirs(CACHE, exist_ok=True)
-        sh(sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec, "-d", CACHE)
-        archive = next(p for p in glob.glob(os.path.join(CACHE, f"{name}-{version}.tar.gz")) + glob.glob(os.path.join(CACHE, f"{name.lower()}-{version}.tar.gz")))
-        with tarfile.open(archive) as tar:
-            tar.extractall(CACHE, filter="data")
-        found = [d for d in glob.glob(os.path.join(CACHE, "*")) if os.path.isdir(d) and os.path.basename(d).lower() == f"{name}-{version}".lower()]
-        if found and found[0] != src:
-            os.rename(found[0], src)
-    repo = os.path.join(CACHE, f"repo-{name}")
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(src, repo)
-    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("-c", "user.email=b@b", "-c", "user.name=bench", "commit", "-qm", "import")):
-        sh("git", *args, cwd=repo)
-    return repo
+    return one_commit_repo(sdist_tree(spec, CACHE), os.path.join(CACHE, f"repo-{spec.split('==')[0]}"))
 
 
 def timed(args: list[str], cwd: str) -> float:

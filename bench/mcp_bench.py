@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from common import git
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -54,10 +55,6 @@ TASKS = [
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"load {one:.2f} / {five:.2f} on {os.cpu_count()} cpus"
-
-
-def git(root: str, *args: str) -> str:
-    return subprocess.run(("git", *args), cwd=root, capture_output=True, check=True, text=True).stdout.strip()
 
 
 def cli(root: str, *args: str, stdin: bytes | None = None) -> dict[str, Any]:

@@ -24,9 +24,7 @@ import subprocess
 import sys
 import time
 
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+from common import git
 
 
 def python_files(repo: str, old: str, new: str) -> int:

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hook_latency
 import monorepo
+from common import git
 
 TY = "/work/benchcache/modes/ty-env/bin/ty"
 INFO_FILE = "monorepo.json"  # in the generated repository's .git: what generate() returned
@@ -139,10 +140,6 @@ def timed(cmd: Sequence[str], cwd: str, env: dict[str, str] | None = None, *, ok
     if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(cmd)} (in {cwd}) exited {proc.returncode}: {err.decode(errors='replace')[-600:]}")
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, peak[0])
-
-
-def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True, text=True).stdout
 
 
 def loadavg() -> str:

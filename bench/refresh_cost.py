@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+import common
+
 GG = [sys.executable, "-m", "graphguard"]
 #: The graphguard processes of part 2 may write their bytecode: an installed package has it (pip compiles it), and
 #: with PYTHONDONTWRITEBYTECODE (set on some machines) every process compiled the package again, about half a second
@@ -39,7 +41,7 @@ GIT_ID = ["-c", "user.email=bench@example.com", "-c", "user.name=bench", "-c", "
 
 
 def git(repo: str, *args: str) -> str:
-    return subprocess.run(["git", *GIT_ID, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+    return common.git(repo, *GIT_ID, *args)
 
 
 def run(repo: str, *args: str) -> tuple[float, dict[str, object]]:

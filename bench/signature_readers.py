@@ -18,6 +18,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from common import load_line
+
 from graphguard.languages.python import signature
 from graphguard.languages.python.sigread import ast_reader
 from graphguard.languages.python.sigread.records import NotRead
@@ -72,7 +74,7 @@ def main() -> None:
     for name, n in counts.items():
         print(f"{name:<20} {n:>8}")
     print(f"read whole: ast {seconds['ast']:.1f} s, libcst {seconds['cst']:.1f} s")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    print(load_line())
 
 
 if __name__ == "__main__":

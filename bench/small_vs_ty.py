@@ -45,9 +45,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass
+
+from common import one_commit_repo, sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".cache")
@@ -87,33 +88,6 @@ def run(args: list[str], cwd: str | None = None, check: bool = True, env: dict[s
 
 
 # --- setup ---------------------------------------------------------------------------------
-
-
-def sdist_tree(name: str, project: Project) -> str:
-    """The unpacked sdist of the project under bench/.cache (downloaded once)."""
-    pkg, version = project.spec.split("==")
-    src = os.path.join(CACHE, f"{pkg}-{version}")
-    if os.path.isdir(src):
-        return src
-    os.makedirs(CACHE, exist_ok=True)
-    archive = os.path.join(CACHE, f"{pkg}-{version}.tar.gz")
-    if not os.path.exists(archive):
-        if os.path.exists(LOCAL_SDISTS.get(name, "")):
-            shutil.copy(LOCAL_SDISTS[name], archive)
-        else:
-            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", project.spec, "-d", CACHE])
-            archive = next(p for p in glob.glob(os.path.join(CACHE, "*.tar.gz"))
-                           if os.path.basename(p).lower() == f"{pkg}-{version}.tar.gz".lower())
-    with tarfile.open(archive) as tar:
-        tar.extractall(CACHE, filter="data")
-    return src
-
-
-def make_repo(src: str, dest: str) -> None:
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(src, dest)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*GIT_ID, "commit", "-qm", "import"]):
-        run(["git", *args], cwd=dest)
 
 
 def clone(repo: str, dest: str) -> None:
@@ -381,7 +355,7 @@ def main() -> None:
     for name, n in zip(names, per_project):
         project = PROJECTS[name]
         base = os.path.join(CACHE, f"small-{name}")
-        make_repo(sdist_tree(name, project), base)
+        one_commit_repo(sdist_tree(project.spec, CACHE, local=LOCAL_SDISTS.get(name)), base)
         repos = {}
         for label, src in versions:
             repos[label] = os.path.join(CACHE, f"small-{name}-{label}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -20,6 +21,17 @@ from tests.helpers import (
     stop_refresher,
     wait_for_refresher,
 )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite the golden files under tests/data/golden/ (as GRAPHGUARD_GOLDEN=write does); review the diff")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """Whether golden files are rewritten rather than compared: `--update-golden` or GRAPHGUARD_GOLDEN=write."""
+    return bool(request.config.getoption("--update-golden")) or os.environ.get("GRAPHGUARD_GOLDEN") == "write"
 
 
 @pytest.fixture(autouse=True)

@@ -329,6 +329,7 @@ def _write_lock_held(repo: GitRepo) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_a_refresher_killed_mid_update_leaves_a_graph_the_next_command_brings_current(
     make_repo: Callable[..., GitRepo], graphguard: Run, graphguard_cli: Run
 ) -> None:

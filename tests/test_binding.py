@@ -156,6 +156,7 @@ def implicit(sig: Signature) -> int:
 @settings(max_examples=1500, deadline=None)
 @given(sig=signatures(), n_positional=st.integers(0, 6),
        keywords=st.lists(st.sampled_from((*NAMES, "args", "kwargs", "self", "zz")), unique=True, max_size=5))
+@pytest.mark.slow
 def test_bind_agrees_with_inspect(sig: Signature, n_positional: int, keywords: list[str]) -> None:
     total = n_positional + implicit(sig)
     assume(not inspect_diverges(sig, total, tuple(keywords)))
@@ -167,6 +168,7 @@ def test_bind_agrees_with_inspect(sig: Signature, n_positional: int, keywords: l
 @settings(max_examples=500, deadline=None)
 @given(sig=signatures(), n_positional=st.integers(0, 4), spread=st.sampled_from([(True, False), (False, True), (True, True)]),
        keywords=st.lists(st.sampled_from((*NAMES, "zz")), unique=True, max_size=3))
+@pytest.mark.slow
 def test_spread_arguments_are_unknown_exactly_when_some_expansion_binds(
     sig: Signature, n_positional: int, spread: tuple[bool, bool], keywords: list[str]
 ) -> None:

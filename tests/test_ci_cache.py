@@ -89,6 +89,7 @@ def cold_answer(origin: GitRepo, tmp_path: Path, graphguard_cli: Run) -> tuple[o
     return answer, dump(cold.graph_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("graph", [False, True], ids=["blobs", "blobs+graph"])
 def test_restored_cache_gives_the_cold_answer_and_parses_only_new_blobs(
     make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path, graph: bool,
@@ -111,6 +112,7 @@ def test_restored_cache_gives_the_cold_answer_and_parses_only_new_blobs(
     assert report(graphguard_cli(warm, "check", "--base", "main", "--format", "json")) == cold
 
 
+@pytest.mark.slow
 def test_restored_graph_at_the_merge_base_itself_is_used_as_is(make_repo: Callable[..., GitRepo], graphguard_cli: Run,
                                                                  tmp_path: Path) -> None:
     """The cache of main's own run, restored in a PR's job: nothing to index, and the same answer."""
@@ -123,6 +125,7 @@ def test_restored_graph_at_the_merge_base_itself_is_used_as_is(make_repo: Callab
     assert not differences(dump(warm.graph_path), cold_graph)
 
 
+@pytest.mark.slow
 def test_cache_of_another_repository_at_a_commit_this_clone_lacks_is_sound(
     make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path,
 ) -> None:
@@ -146,6 +149,7 @@ def _set_version(path: Path, version: int) -> None:
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["blobs", "graph", "both"])
 def test_cache_of_another_graphguard_version_is_rebuilt_not_trusted(
     make_repo: Callable[..., GitRepo], graphguard_cli: Run, tmp_path: Path, which: str,
@@ -198,6 +202,7 @@ def _not_sqlite(path: Path) -> None:
 DAMAGE = {"truncated": _truncate, "scribbled": _scribble, "empty": _empty, "not-sqlite": _not_sqlite}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rev", ["old-main", "main"])
 @pytest.mark.parametrize("which", ["blobs.sqlite3", "graph.sqlite3"])
 @pytest.mark.parametrize("damage", list(DAMAGE))
@@ -220,6 +225,7 @@ def test_damaged_cache_is_rebuilt_and_gives_the_cold_answer(
     assert not differences(dump(warm.graph_path), cold_graph)
 
 
+@pytest.mark.slow
 def test_cache_restored_at_a_stale_lock_and_logs_is_harmless(make_repo: Callable[..., GitRepo], graphguard_cli: Run,
                                                               tmp_path: Path) -> None:
     """actions/cache saves the whole directory: the write lock file and a hook log come along."""

@@ -139,6 +139,7 @@ def test_block_on_without_syntax_error_lets_it_through_with_the_warning(make_rep
     assert [w["path"] for w in r.json["warnings"]] == ["pkg/mod.py"]
 
 
+@pytest.mark.slow
 def test_commit_with_conflict_markers_is_stopped_by_the_hook(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     repo = make_repo(LIB)
     assert graphguard(repo, "install").code == 0

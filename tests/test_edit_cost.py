@@ -184,6 +184,7 @@ def test_a_comment_edit_with_a_new_call_is_checked_as_any_edit(make_repo: Callab
     assert parsed == ["tree-sitter", "python"]
 
 
+@pytest.mark.slow
 def test_an_edit_of_a_comment_like_line_in_a_string_is_read_again(make_repo: Callable[..., GitRepo],
                                                                  graphguard: Callable[..., Result], parsed: list[str]) -> None:
     repo = make_repo(BIG)
@@ -301,6 +302,7 @@ def test_calls_between_moved_files_are_carried_over(make_repo: Callable[..., Git
     assert bound == []
 
 
+@pytest.mark.slow
 def test_callers_in_a_comment_edited_file_are_found_at_their_new_lines(make_repo: Callable[..., GitRepo],
                                                                        graphguard: Callable[..., Result]) -> None:
     repo = make_repo(BIG)

@@ -288,6 +288,7 @@ def _fitted(repo: GitRepo) -> object:
     return r.json["retrieval_profile"]["fitted"]
 
 
+@pytest.mark.slow
 def test_index_leaves_a_long_fit_to_the_background_and_returns(make_repo: Callable[..., GitRepo]) -> None:
     repo = _long_history(make_repo)
     r = run_cli(repo, "index")
@@ -303,6 +304,7 @@ def test_index_leaves_a_long_fit_to_the_background_and_returns(make_repo: Callab
     assert "fitted" not in run_cli(repo, "index").out  # not due again until enough new commits
 
 
+@pytest.mark.slow
 def test_in_the_foreground_index_fits_by_itself(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch) -> None:
     repo = _long_history(make_repo)
     monkeypatch.setenv("GRAPHGUARD_REFRESH", "foreground")
@@ -312,6 +314,7 @@ def test_in_the_foreground_index_fits_by_itself(make_repo: Callable[..., GitRepo
     assert _fitted(repo) is not None
 
 
+@pytest.mark.slow
 def test_retrieval_fit_false_keeps_the_default_profile_and_starts_no_fit(make_repo: Callable[..., GitRepo],
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     from graphguard.commands import refresh

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ _values = st.recursive(_leaves, lambda inner: st.lists(inner, max_size=4) | st.d
                        max_leaves=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_values)
 def test_same_bytes_as_the_standard_library(value: Any) -> None:

@@ -162,6 +162,7 @@ def dump(repo: GitRepo) -> set[tuple[object, ...]]:
     return rows
 
 
+@pytest.mark.slow
 def test_incremental_updates_equal_a_rebuild_from_scratch(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     repo = make_repo(
         {
@@ -235,6 +236,7 @@ def test_linked_worktree_has_its_own_graph_and_shares_parsed_blobs(make_repo: Ca
 # --- files that are not plain Python --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_odd_files_are_indexed_or_skipped_with_a_warning(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     line = b"def f(a, b):\n    return g(a) + b\n"
     repo = make_repo(
@@ -386,6 +388,7 @@ def test_callers_of_an_unknown_symbol_is_a_one_line_error(make_repo: Callable[..
     assert len(r.err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_corrupted_graph_is_rebuilt_with_a_one_line_warning(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     repo = make_repo(SMALL)
     assert graphguard_cli(repo, "index").code == 0
@@ -398,6 +401,7 @@ def test_corrupted_graph_is_rebuilt_with_a_one_line_warning(make_repo: Callable[
     assert warning.startswith("graphguard: warning: graph at ") and "rebuilding it" in warning
 
 
+@pytest.mark.slow
 def test_corrupted_blob_cache_is_rebuilt(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     repo = make_repo(SMALL)
     assert graphguard_cli(repo, "index").code == 0
@@ -409,6 +413,7 @@ def test_corrupted_blob_cache_is_rebuilt(make_repo: Callable[..., GitRepo], grap
     assert len(r.err.splitlines()) == 1 and "blob cache" in r.err
 
 
+@pytest.mark.slow
 def test_graph_of_another_schema_version_is_rebuilt(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     repo = make_repo(SMALL)
     assert graphguard_cli(repo, "index").code == 0
@@ -425,6 +430,7 @@ def test_graph_of_another_schema_version_is_rebuilt(make_repo: Callable[..., Git
     db.close()
 
 
+@pytest.mark.slow
 def test_graph_with_damaged_pages_is_rebuilt(make_repo: Callable[..., GitRepo], graphguard_cli: Run) -> None:
     files = {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    pass\n"}
     files.update({f"pkg/m{i}.py": "from pkg.a import f\n" + "f()\n" * 50 for i in range(40)})
@@ -494,6 +500,7 @@ def test_runs_from_a_subdirectory_of_a_repository_whose_path_has_spaces_and_acce
     assert {(c["path"], c["line"]) for c in r.json["callers"]} == {("pkg/b.py", 1), ("pkg/b.py", 2)}
 
 
+@pytest.mark.slow
 def test_concurrent_index_runs_all_succeed(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     repo = make_repo(generated(80, 1))
     procs = [

@@ -308,6 +308,7 @@ def test_commit_all_and_partial_commit_are_checked(hooked: GitRepo, how: str) ->
     assert hooked.head == before
 
 
+@pytest.mark.slow
 def test_branch_checkout_and_merge_refresh_the_graph(hooked: GitRepo) -> None:
     assert run_git(hooked, "checkout", "-q", "-b", "x").returncode == 0
     assert commit(hooked, {"pkg/b.py": "from pkg.mod import f\n\n\ndef b():\n    return f(2)\n"}).returncode == 0
@@ -324,6 +325,7 @@ def test_branch_checkout_and_merge_refresh_the_graph(hooked: GitRepo) -> None:
     assert settled_meta(hooked) == hooked.head
 
 
+@pytest.mark.slow
 def test_amend_refreshes_through_post_rewrite(hooked: GitRepo) -> None:
     assert commit(hooked, {"pkg/b.py": "def b():\n    return 2\n"}).returncode == 0
     # Without post-commit, only post-rewrite can bring the graph to the amended commit.

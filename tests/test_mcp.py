@@ -106,8 +106,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, home: Path) -> GitRepo:
-    os.environ["GIT_CONFIG_NOSYSTEM"] = "1"  # module-scoped: the autouse isolation is per test
-    return init_repo(tmp_path_factory.mktemp("mcp") / "repo", FILES)
+    with pytest.MonkeyPatch.context() as mp:  # module-scoped: the autouse isolation is per test; undone after
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        return init_repo(tmp_path_factory.mktemp("mcp") / "repo", FILES)
 
 
 @pytest.fixture(scope="module")
@@ -220,6 +221,7 @@ def test_a_symlink_leaving_the_repository_is_refused(client: Client, repo: GitRe
         link.unlink()
 
 
+@pytest.mark.slow
 def test_answers_follow_head_commit_checkout_rebase(client: Client, repo: GitRepo, home: Path) -> None:
     def callers() -> tuple[str, set[str]]:
         doc = client.doc("callers", {"symbol": "pkg.billing.prorate"})
@@ -252,6 +254,7 @@ def test_answers_follow_head_commit_checkout_rebase(client: Client, repo: GitRep
     assert callers()[0] == added
 
 
+@pytest.mark.slow
 def test_client_leaving_mid_call_ends_the_server_cleanly(repo: GitRepo, home: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "graphguard", "mcp", "--repo", str(repo.root)], cwd=home,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(home))

@@ -81,8 +81,9 @@ class RawServer:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
-    os.environ["GIT_CONFIG_NOSYSTEM"] = "1"  # module-scoped: the autouse isolation is per test
-    repo = init_repo(tmp_path_factory.mktemp("wire") / "repo", LIB)
+    with pytest.MonkeyPatch.context() as mp:  # module-scoped: the autouse isolation is per test; undone after
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        repo = init_repo(tmp_path_factory.mktemp("wire") / "repo", LIB)
     home = tmp_path_factory.mktemp("home")
     raw = RawServer(repo.root, home)
     raw.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})

@@ -176,6 +176,7 @@ def _same_answers(paths: set[str], added: set[str], removed: set[str]) -> None:
 _path = st.builds(lambda dirs, name: "/".join([*dirs, name]), st.lists(st.sampled_from(_SEGMENTS), max_size=4), st.sampled_from(_FILES))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.sets(_path, min_size=1, max_size=25), st.sets(_path, max_size=3), st.sets(_path, max_size=3))
 def test_probed_map_answers_as_the_full_build(paths: set[str], added: set[str], removed: set[str]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -475,12 +474,12 @@ def test_sarif_definition_of_a_deleted_file_points_at_its_first_broken_site(make
 GOLDEN = Path(__file__).parent / "data" / "golden"
 
 
-def test_markdown_golden() -> None:
-    """The whole comment of `typical()`, byte for byte: `GRAPHGUARD_GOLDEN=write pytest -k golden` rewrites it after a
+def test_markdown_golden(update_golden: bool) -> None:
+    """The whole comment of `typical()`, byte for byte: `pytest -k golden --update-golden` rewrites it after a
     deliberate change (review the diff)."""
     golden = GOLDEN / "markdown-typical.md"
     out = markdown.render(typical())
-    if os.environ.get("GRAPHGUARD_GOLDEN") == "write":
+    if update_golden:
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(out, encoding="utf-8")
     assert out == golden.read_text(encoding="utf-8")

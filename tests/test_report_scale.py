@@ -97,6 +97,7 @@ def test_when_even_the_counts_do_not_fit_the_cut_line_says_how_many_sites_and_fi
     assert m is not None and int(m[1]) == int(m[2]) == cut
 
 
+@pytest.mark.slow
 def test_the_step_summary_of_a_wide_break_stays_under_one_mebibyte(wide_break: GitRepo, graphguard: Any,
                                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     summary = tmp_path / "step-summary.md"
