@@ -48,3 +48,8 @@ def test_importing_the_languages_loads_no_parser():
     code = "import sys, graphguard.languages; print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'libcst'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_for_path_agrees_with_claims():
+    for path in ["a.py", "a.pyi", ".py", "a.b/c", "a", "a.PY", "x.py/y", "a.tar.py", "py", "a.pyc", "dir.py/", "a/b.c.pyi"]:
+        assert (for_path(path) is not None) == PYTHON.claims(path), path

@@ -36,7 +36,7 @@ class Language(Protocol):
     source (a file that does not parse has facts that say so) except `signatures` (SignatureParseError)."""
 
     name: str  # "python"
-    suffixes: tuple[str, ...]  # (".py", ".pyi")
+    suffixes: tuple[str, ...]  # (".py", ".pyi"): it claims exactly the files so named (each suffix has one dot)
 
     def claims(self, path: str) -> bool: ...
     def parse(self, data: bytes) -> FileFacts: ...
@@ -64,6 +64,13 @@ class Language(Protocol):
 LANGUAGES: dict[str, Language] = {PYTHON.name: PYTHON}
 
 
+#: suffix -> its language. for_path is asked of every tracked file (scan): a file of no language costs one endswith.
+_BY_SUFFIX: dict[str, Language] = {suffix: lang for lang in LANGUAGES.values() for suffix in lang.suffixes}
+_SUFFIXES = tuple(_BY_SUFFIX)
+
+
 def for_path(path: str) -> Language | None:
-    """The language of a file, by its name; None for a file no language reads (it is not indexed)."""
-    return next((lang for lang in LANGUAGES.values() if lang.claims(path)), None)
+    """The language of a file, by its suffix; None for a file no language reads (it is not indexed)."""
+    if not path.endswith(_SUFFIXES):
+        return None
+    return _BY_SUFFIX.get("." + path.rpartition(".")[2])
