@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from graphguard.languages.python.binding import Binding, CallShape, bind, landing
 from graphguard.languages.python.signature import Param, ParamKind, Signature
 from graphguard.languages.python.targets import LIMIT_REASONS
-from graphguard.model import FileResolution, Resolution, UseKind, WireEnum
+from graphguard.model import FileResolution, Resolution, Use, UseKind, WireEnum
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 
 
@@ -39,15 +39,7 @@ class Via(WireEnum):
 class Found:
     """A use of a changed symbol, found in the old or the new version of the repository."""
 
-    path: str
-    line: int
-    end_line: int
-    col: int
-    caller: str
-    kind: UseKind
-    text: str  # callee chain or name as written
-    resolution: Resolution  # exact | partial | by-name | by-name-weak | too-deep | too-long
-    shape: CallShape
+    use: Use  # where, in which definition, as written, and how it resolved
     reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
     via: Via = Via.SELF
     #: The call was written, or its arguments changed, in this change (`check.overlay.written_calls`): it was
@@ -55,6 +47,43 @@ class Found:
     written: bool = False
     #: A reference used as a type (`x: mod.Cls`, `isinstance(x, Cls)`): it names the definition and never calls it.
     annotation: bool = False
+
+    # The use's fields, read through: most readers of a Found ask where it is and how it is written.
+    @property
+    def path(self) -> str:
+        return self.use.path
+
+    @property
+    def line(self) -> int:
+        return self.use.line
+
+    @property
+    def end_line(self) -> int:
+        return self.use.end_line
+
+    @property
+    def col(self) -> int:
+        return self.use.col
+
+    @property
+    def caller(self) -> str:
+        return self.use.caller
+
+    @property
+    def kind(self) -> UseKind:
+        return self.use.kind
+
+    @property
+    def text(self) -> str:
+        return self.use.text
+
+    @property
+    def resolution(self) -> Resolution:
+        return self.use.resolution
+
+    @property
+    def shape(self) -> CallShape:
+        return self.use.shape
 
 
 class ForwardKind(enum.Enum):

@@ -348,6 +348,23 @@ class IndexResult:
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Use:
+    """One use of a symbol at a place in a file: what the graph's reads return, and what impact's
+    `Found` holds (it adds how the use reaches a changed definition)."""
+
+    path: str
+    line: int
+    end_line: int
+    col: int
+    caller: str  # enclosing definition (or module)
+    kind: UseKind
+    text: str  # as written
+    resolution: Resolution  # exact | partial | by-name | by-name-weak | candidate | too-deep | too-long ...
+    shape: CallShape = NO_CALL
+    via_init: bool = False  # an instantiation that runs this __init__ (the stored graph's init edge)
+
+
 class Site(NamedTuple):
     """A row of the graph: one use of a name at a place, and what it reaches."""
 

@@ -10,7 +10,7 @@ from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, d
 from graphguard.indexer import parse_blob
 from graphguard.languages.python.binding import CallShape
 from graphguard.languages.python.signature import Signature, extract
-from graphguard.model import FileFacts, FileResolution, Resolution, Site, UseKind
+from graphguard.model import FileFacts, FileResolution, Resolution, Site, Use, UseKind
 from graphguard.result import ChangeKind, Status
 from tests.helpers import call_shape as shape
 from tests.helpers import source
@@ -36,7 +36,7 @@ def change(before: str, after: str, qualname: str = "f", *, kind: str = "signatu
 
 def call(text: str, args: str = "", *, via: Via = Via.SELF, resolution: Resolution = Resolution.EXACT, reaches_new: bool = True,
          written: bool = False, kind: UseKind = UseKind.CALL) -> Found:
-    return Found("app/use.py", 3, 3, 4, "app.use.g", kind, text, resolution, shape(args), reaches_new, via, written)
+    return Found(Use("app/use.py", 3, 3, 4, "app.use.g", kind, text, resolution, shape(args)), reaches_new, via, written)
 
 
 def verdict(ctx: ChangeContext, use: Found) -> tuple[Status, str]:

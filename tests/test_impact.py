@@ -7,6 +7,7 @@ import pytest
 from graphguard.impact import ChangeContext, Found, decide, implicit_first
 from graphguard.languages.python.binding import CallShape
 from graphguard.languages.python.signature import Signature, extract
+from graphguard.model import Use
 from graphguard.result import Status
 from tests.helpers import source
 
@@ -53,7 +54,7 @@ def ctx(qualname: str, *, kind: str = "signature", breaking: tuple[str, ...] = (
 
 def use(text: str, n: int = 0, keywords: tuple[str, ...] = (), *, kind: str = "call", via: str = "self",
         reaches_new: bool = True, resolution: str = "exact", star: bool = False, starstar: bool = False) -> Found:
-    return Found("app/use.py", 3, 3, 4, "app.use.f", kind, text, resolution, CallShape(n, keywords, star, starstar),
+    return Found(Use("app/use.py", 3, 3, 4, "app.use.f", kind, text, resolution, CallShape(n, keywords, star, starstar)),
                  reaches_new, via)
 
 

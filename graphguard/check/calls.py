@@ -28,7 +28,7 @@ from graphguard.check.interface import Interface
 from graphguard.check.overlay import Overlay
 from graphguard.check.uses import on_class
 from graphguard.config import Config
-from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.model import CallShape, DefKind, FileFacts, Resolution, Use, UseKind
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall
     from graphguard.languages.python.binding import bind
 
     s = call.site
-    use: Found = impact.Found(call.path, s.line, s.end_line, s.col, s.scope, UseKind.CALL, s.text, s.resolution, s.shape, True)
+    use: Found = impact.Found(Use(call.path, s.line, s.end_line, s.col, s.scope, UseKind.CALL, s.text, s.resolution, s.shape), True)
     is_method = sig.kind == DefKind.METHOD.value
     if is_method:
         use = on_class(overlay.new_resolver, use)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
-from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap, is_python
+from graphguard.languages import for_path
+from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap
 from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.model import CallSite, FileFacts
 from graphguard.repo import Repo
@@ -228,7 +229,7 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
         old_map = ModuleMap.build(old_entries, config.test_data)
     new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
     # Module names depend only on the set of paths: most changes add or remove no file.
-    added = {p for p in sides.new.blobs if is_python(p) and p not in old_entries}
+    added = {p for p in sides.new.blobs if for_path(p) is not None and p not in old_entries}
     removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
     new_map = old_map.with_changes(added, removed) if added or removed else old_map
     return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
@@ -287,17 +288,16 @@ _PARSED_MAX = 256
 
 def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
-    (comments.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
+    (Language.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
     Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
     cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
     syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
-    from graphguard.languages.python import comments
     from graphguard.model import moved_lines
 
     out = {}
     for path, data in sides.new.data.items():
         old, old_sha = sides.old.data.get(path), sides.old.blobs.get(path)
-        if old is None or old_sha is None or (edit := comments.comment_edit(old, data)) is None:
+        if old is None or old_sha is None or (lang := for_path(path)) is None or (edit := lang.comment_edit(old, data)) is None:
             continue
         raw = store.load_facts(old_sha)
         moved = moved_lines(raw, *edit) if raw is not None else None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import is_python
+from graphguard.languages import for_path
 from graphguard.result import FileWarning
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # Django's largest source file is 0.1 MB; generated tables reach a few MB
@@ -74,7 +74,7 @@ def validate(files: Mapping[str, bytes], deleted: Collection[str], config: Confi
                               " propose fewer files at once")
     checked, skipped, warnings, ignored, excluded = [], set(), [], [], []
     for path, data in sorted({**contents, **gone}.items()):
-        if not is_python(path):
+        if for_path(path) is None:
             ignored.append(path)
         elif config.is_excluded(path):
             excluded.append(path)

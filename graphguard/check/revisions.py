@@ -18,7 +18,7 @@ from graphguard.check import scan
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import is_python
+from graphguard.languages import for_path
 from graphguard.result import FileWarning
 
 #: The new side of a shadow check: the working tree with the proposed contents laid over it (never written).
@@ -114,7 +114,7 @@ def refuse_conflicts(root: str, config: Config) -> None:
 
 
 def refuse(unmerged: list[str], config: Config) -> None:
-    paths = [p for p in unmerged if is_python(p) and not config.is_excluded(p)]
+    paths = [p for p in unmerged if for_path(p) is not None and not config.is_excluded(p)]
     if paths:
         which = paths[0] + " is" if len(paths) == 1 else f"{len(paths)} files are"
         listed = "" if len(paths) == 1 else " (" + ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "") + ")"
@@ -165,7 +165,7 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     else:
         listed = git.diff_raw(root, old_rev, new, submodules=True)
         moved = submodule_moves(listed)
-    python = [c for c in listed if is_python(c.path) and not _is_gitlink(c)]
+    python = [c for c in listed if for_path(c.path) is not None and not _is_gitlink(c)]
     raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
     excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
     if proposals is not None:

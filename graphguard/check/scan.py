@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from graphguard import git
-from graphguard.languages.python.modules import is_python
+from graphguard.languages import for_path
 
 SETTLE_NS = 2_000_000_000
 MAX_ROOTS = 8
@@ -114,7 +114,7 @@ def _scan(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
 
 
 def _python(raw: list[git.RawChange]) -> list[git.RawChange]:
-    return [c for c in raw if is_python(c.path)]
+    return [c for c in raw if for_path(c.path) is not None]
 
 
 def _remember(root: str, kept: _Kept | None) -> None:
@@ -134,7 +134,7 @@ def _watched(paths: git.RepoPaths) -> Iterator[str]:
     """Every path whose stat decides the scan's answer."""
     root = paths.root
     tracked, ignored, excludes = git.walk_facts(root)
-    yield from (os.path.join(root, p) for p in dict.fromkeys(tracked) if is_python(p))
+    yield from (os.path.join(root, p) for p in dict.fromkeys(tracked) if for_path(p) is not None)
     yield from _walked(root, {p.rstrip("/") for p in ignored if p.endswith("/")})
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from graphguard import codes, git
 from graphguard.check.overlay import Overlay
+from graphguard.languages import for_path
 from graphguard.model import UseKind
 from graphguard.result import CallerImpact, FileWarning, Status, Suppression, SymbolImpact
 
@@ -52,12 +53,12 @@ def apply(overlay: Overlay, changes: list[SymbolImpact]) -> tuple[list[SymbolImp
 
 def _notes(overlay: Overlay, paths: set[str]) -> dict[str, Notes]:
     """The notes of each file, in its new version: the changed files' bytes, the others' blobs."""
-    from graphguard.languages.python import notes as notes_of  # tree-sitter: only when there is a site to blame
     new = overlay.sides.new.data
-    out = {p: notes_of.notes(new[p]) for p in paths if p in new}
+    out = {p: lang.notes(new[p]) for p in paths if p in new and (lang := for_path(p)) is not None}
     blobs = {overlay.new_entries[p]: p for p in paths if p not in new and p not in overlay.sides.paths and p in overlay.new_entries}
     for sha, data in git.read_blobs(overlay.root, list(blobs)):
-        out[blobs[sha]] = notes_of.notes(data)
+        if (lang := for_path(blobs[sha])) is not None:
+            out[blobs[sha]] = lang.notes(data)
     return out
 
 

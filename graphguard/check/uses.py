@@ -209,14 +209,14 @@ def _found(path: str, s: Site, *, reaches_new: bool, init: bool, written: frozen
     from graphguard.impact import Found, Via
 
     kind = UseKind(s.kind)
-    return Found(path, s.line, s.end_line, s.col, s.scope, kind, s.text, s.resolution, s.shape, reaches_new,
+    return Found(Use(path, s.line, s.end_line, s.col, s.scope, kind, s.text, s.resolution, s.shape), reaches_new,
                  via=Via.INIT if init else Via.SELF, written=kind is UseKind.CALL and (s.line, s.col) in written)
 
 
 def _from_graph(u: Use, resolution: Resolution, *, reaches_new: bool, init: bool) -> Found:
     from graphguard.impact import Found, Via
 
-    return Found(u.path, u.line, u.end_line, u.col, u.caller, u.kind, u.text, resolution, u.shape, reaches_new,
+    return Found(dataclasses.replace(u, resolution=resolution, via_init=False), reaches_new,
                  via=Via.INIT if init else Via.SELF)
 
 
@@ -235,8 +235,8 @@ def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches
         " AND s.resolution IN ('too-deep', 'too-long')",  # literals: so the partial index sites_limited_name applies
         (qualname.rsplit(".", 1)[-1],),
     )
-    return [Found(path, line, end_line, col, scope, UseKind.CALL, text, Resolution(resolution),
-                  CallShape.from_row(n_pos, kws, star, starstar), reaches_new)
+    return [Found(Use(path, line, end_line, col, scope, UseKind.CALL, text, Resolution(resolution),
+                      CallShape.from_row(n_pos, kws, star, starstar)), reaches_new)
             for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
 
 

@@ -1,4 +1,76 @@
-"""Parsing per language; the limits every parser of a repository's files keeps."""
+"""The languages graphguard reads, and the `Language` a path is in.
 
-#: Files above this size are generated or vendored data, not code anyone calls into: not parsed.
-MAX_BYTES = 2_000_000
+A language package (languages/python/) gives the core one object with the methods of `Language`: the
+indexer and the check ask it, not the package's modules, what a file's facts, module names, resolved
+uses, interface and signature changes are. `for_path` picks it by the file's name. Adding a language is
+adding a package with such an object and a row of `LANGUAGES` (docs/architecture.md, "Adding a language").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Protocol
+
+from graphguard.languages.limits import MAX_BYTES
+from graphguard.languages.python.language import PYTHON  # it imports its parsers inside its methods
+
+__all__ = ["LANGUAGES", "MAX_BYTES", "Language", "for_path"]
+
+if TYPE_CHECKING:
+    # The records below are still Python's own; a second language shares them or the core learns its own.
+    from graphguard.languages.python.binding import Binding
+    from graphguard.languages.python.comments import CommentEdit
+    from graphguard.languages.python.docstrings import Extras
+    from graphguard.languages.python.modules import Layout, ModuleMap
+    from graphguard.languages.python.notes import Notes
+    from graphguard.languages.python.probed import PathProbe
+    from graphguard.languages.python.resolver import InfoCache, Resolver
+    from graphguard.languages.python.sigdiff import SymbolChange
+    from graphguard.languages.python.signature import ModuleSignatures, Signature
+    from graphguard.model import CallShape, FileFacts, FileResolution
+
+
+class Language(Protocol):
+    """What the indexer and the check need from a language. Every method is pure; none raises on bad
+    source (a file that does not parse has facts that say so) except `signatures` (SignatureParseError)."""
+
+    name: str  # "python"
+    suffixes: tuple[str, ...]  # (".py", ".pyi"): it claims exactly the files so named (each suffix has one dot)
+
+    def claims(self, path: str) -> bool: ...
+    def parse(self, data: bytes) -> FileFacts: ...
+    def module_map(self, paths: Iterable[str], test_data: tuple[str, ...] | None = None) -> ModuleMap: ...
+    def layout(self, paths: Iterable[str], test_data: tuple[str, ...] | None = None) -> Layout: ...
+    def probed_map(self, layout: Layout, probe: PathProbe) -> ModuleMap: ...
+    def module_names(self, path: str, roots: AbstractSet[str]) -> list[str]: ...
+    def resolver(self, modmap: ModuleMap, load: Callable[[str], FileFacts | None], infos: InfoCache | None = None) -> Resolver: ...
+    def resolve_file(self, resolver: Resolver, path: str) -> FileResolution: ...
+    def interface(self, facts: FileFacts) -> dict[str, str]: ...
+    def changed_names(self, old: dict[str, str], new: dict[str, str]) -> set[str]: ...
+    def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None) -> ModuleSignatures: ...
+    def dependents(self, facts: FileFacts, qualnames: Collection[str]) -> set[str]: ...
+    def diff(self, old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]: ...
+    def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding: ...
+    def notes(self, data: bytes) -> Notes: ...
+    def comment_edit(self, old: bytes, new: bytes) -> CommentEdit | None: ...
+    def text(self, data: bytes) -> tuple[str, str | None]: ...
+    def utf8(self, data: bytes) -> tuple[bytes, str | None]: ...
+    def outline(self, data: bytes) -> Extras: ...
+
+
+
+#: Every language, by name.
+LANGUAGES: dict[str, Language] = {PYTHON.name: PYTHON}
+
+
+#: suffix -> its language. for_path is asked of every tracked file (scan): a file of no language costs one endswith.
+_BY_SUFFIX: dict[str, Language] = {suffix: lang for lang in LANGUAGES.values() for suffix in lang.suffixes}
+_SUFFIXES = tuple(_BY_SUFFIX)
+
+
+def for_path(path: str) -> Language | None:
+    """The language of a file, by its suffix; None for a file no language reads (it is not indexed)."""
+    if not path.endswith(_SUFFIXES):
+        return None
+    return _BY_SUFFIX.get("." + path.rpartition(".")[2])

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from graphguard import __version__, git
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import is_python
+from graphguard.languages import for_path
 from graphguard.retrieval import engine, fit, history, profiles, rank
 
 #: Commits replayed at most, and the time a fit may take by default: REPLAY_SHARE of it replaying commits, the
@@ -57,7 +57,7 @@ def parse_log(out: bytes) -> list[PastCommit]:
             if len(parts) != 3:
                 continue
             path = parts[2].decode("utf-8", "surrogateescape")
-            if is_python(path) and git.is_utf8_name(path):
+            if for_path(path) is not None and git.is_utf8_name(path):
                 lines = sum(int(x) for x in parts[:2] if x.isdigit())
                 changed[path] = changed.get(path, 0) + lines
         try:

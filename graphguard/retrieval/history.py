@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from graphguard import git
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import is_python
+from graphguard.languages import for_path
 
 #: Commits touching more Python files than this are sweeping changes (reformatting, renames): no co-change.
 MAX_COMMIT_FILES = 30
@@ -110,12 +110,12 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
         marks = ",".join("?" * len(chunk))
         db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
         db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
-    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths if is_python(p) and git.is_utf8_name(p)})
+    path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths if for_path(p) is not None and git.is_utf8_name(p)})
     touches = []
     for c in commits:
         if c.side == "<":
             continue
-        paths = sorted({p for p in c.paths if is_python(p) and git.is_utf8_name(p)})  # as the indexer: others are not stored
+        paths = sorted({p for p in c.paths if for_path(p) is not None and git.is_utf8_name(p)})  # as the indexer: others are not stored
         if not paths:
             continue
         cid = db.execute("INSERT OR IGNORE INTO history_commits(sha, time, n_files) VALUES (?, ?, ?)",

@@ -9,26 +9,11 @@ import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from graphguard.model import NO_CALL, CallShape, Resolution, UseKind
+from graphguard.model import CallShape, Resolution, Use, UseKind
 
-
-@dataclass(frozen=True)
-class Use:
-    """One call site or reference of a symbol."""
-
-    path: str
-    line: int
-    end_line: int
-    col: int
-    caller: str  # enclosing definition (or module)
-    kind: UseKind
-    text: str  # as written
-    resolution: Resolution  # exact | partial | by-name | by-name-weak | candidate ...
-    shape: CallShape = NO_CALL
-    via_init: bool = False  # an instantiation that runs this __init__
+__all__ = ["CodeGraph", "SymbolRow", "Use"]
 
 
 class SymbolRow(NamedTuple):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python import encoding
 from graphguard.languages.python.parse import _comment_lines
 

@@ -21,7 +21,7 @@ import re
 from collections import defaultdict
 from typing import Any, NamedTuple
 
-from graphguard.languages import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python import encoding, nodes, treesitter
 from graphguard.languages.python import parse as python
 

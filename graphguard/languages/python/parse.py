@@ -13,7 +13,7 @@ import dataclasses
 import warnings as warnings_module
 from typing import Any
 
-from graphguard.languages import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python import encoding, treesitter
 from graphguard.languages.python.extract import _Extractor
 from graphguard.languages.python.nodes import (

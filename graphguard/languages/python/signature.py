@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from graphguard.languages import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python import encoding
 from graphguard.languages.python.fields import _all_names, _fields, _kw_only_last, _merge, _style
 from graphguard.languages.python.sigread import ast_reader
