@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection
 
+from graphguard.store.db import chunked, marks
+
 
 class StoredPaths:
     """The stored snapshot's paths, asked by index lookups (modules.PathProbe), and their blobs.
@@ -14,8 +16,6 @@ class StoredPaths:
     nothing else (a row of `files` carries the file's interface).
     """
 
-    _CHUNK = 500  # parameters per statement (SQLite allows at least 999)
-
     def __init__(self, db: sqlite3.Connection):
         self.db = db
         self._blobs: dict[str, str | None] = {}
@@ -23,9 +23,8 @@ class StoredPaths:
     def existing(self, paths: Collection[str]) -> set[str]:
         wanted = sorted(p for p in paths if _storable(p))
         out: set[str] = set()
-        for i in range(0, len(wanted), self._CHUNK):
-            chunk = wanted[i:i + self._CHUNK]
-            out.update(p for (p,) in self.db.execute(f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        for chunk in chunked(wanted):
+            out.update(p for (p,) in self.db.execute(f"SELECT path FROM files WHERE path IN ({marks(chunk)})", chunk))
         return out
 
     def under(self, folders: Collection[str], limit: int) -> list[str]:
