@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
+from graphguard.store import paths as stored_paths
+from graphguard.store import symbols as stored_symbols
 from graphguard.store.db import _rollback, chunked, marks, transaction
 from graphguard.store.schema import TEXT_SCHEMA, MetaKey, meta, set_meta
 
@@ -223,7 +225,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
         db.execute("DELETE FROM text_docs")
         db.execute("DELETE FROM text_files")
-        current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
+        current = stored_paths.module_rows(db)
         stale, fresh = [], sorted(current)
     for path in stale:
         ptoks = " ".join(path_tokens(path))
@@ -237,7 +239,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
     tokenized = 0
     for i in range(0, len(fresh), ROUND):
         tokenized += _index_round(db, read_blobs, fresh[i : i + ROUND], current)
-    live = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    live = stored_paths.file_count(db)
     if _cached_blobs(db, tokenized) > CACHE_SLACK * live + 1000:
         db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
         db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
@@ -306,8 +308,7 @@ def _spans_by_blob(db: sqlite3.Connection, paths: list[str], current: dict[str, 
         if blob in out:
             continue
         prefix = len(module) + 1
-        out[blob] = [(q[prefix:], k, a, b) for q, k, a, b in
-                     db.execute("SELECT qualname, kind, line, end_line FROM symbols WHERE file_id = ? ORDER BY line", (fid,))]
+        out[blob] = [(q[prefix:], k, a, b) for q, k, a, b in stored_symbols.spans_of(db, fid)]
     return out
 
 

@@ -112,3 +112,84 @@ def definition_lines(db: sqlite3.Connection, paths: Sequence[str]) -> list[tuple
     return db.execute(
         "SELECT f.path, s.qualname, s.line FROM files f JOIN symbols s ON s.file_id = f.id"
         f" WHERE f.path IN ({marks(paths)}) ORDER BY f.id, s.id", paths).fetchall()
+
+
+# --- the expansion's edges (retrieval/graphdata) ---------------------------------------------------------------
+
+
+def file_edges_from(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int, str, int]]:
+    """(src, dst, kind, n_symbols) of the file edges out of `ids`."""
+    return db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE src IN ({marks(ids)})", ids).fetchall()
+
+
+def file_edges_into(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int, str, int]]:
+    """(src, dst, kind, n_symbols) of the file edges into `ids`."""
+    return db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE dst IN ({marks(ids)})", ids).fetchall()
+
+
+def uses_made_in(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int, str, str]]:
+    """(file, file of the target, kind, target) of the resolved sites in the files `ids`."""
+    return db.execute(
+        "SELECT s.file_id, t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
+        f" WHERE s.file_id IN ({marks(ids)}) AND s.target IS NOT NULL",
+        ids,
+    ).fetchall()
+
+
+def uses_made_of(db: sqlite3.Connection, ids: Sequence[int]) -> list[tuple[int, int, str, str]]:
+    """(file, file of the site, kind, site's scope) of the sites resolved to a definition in the files `ids`."""
+    return db.execute(
+        "SELECT t.file_id, s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
+        f" WHERE t.file_id IN ({marks(ids)})",
+        ids,
+    ).fetchall()
+
+
+def _like_prefix(qualname: str) -> str:
+    return qualname.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+
+
+def uses_made_in_symbols(db: sqlite3.Connection, fid: int, names: Sequence[str]) -> list[tuple[int, str, str]]:
+    """(file of the target, kind, target) of the resolved sites inside the definitions `names` of file `fid` (or in
+    what they nest)."""
+    scope_match = " OR ".join(["s.scope IN (" + marks(names) + ")"] + ["s.scope LIKE ? ESCAPE '\\'"] * len(names))
+    return db.execute(
+        "SELECT t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
+        f" WHERE s.file_id = ? AND s.target IS NOT NULL AND ({scope_match})",
+        (fid, *names, *(_like_prefix(q) for q in names)),
+    ).fetchall()
+
+
+def uses_made_of_symbols(db: sqlite3.Connection, fid: int, names: Sequence[str]) -> list[tuple[int, str, str]]:
+    """(file of the site, kind, site's scope) of the sites resolved to the definitions `names` of file `fid` (or to
+    their members)."""
+    target_match = " OR ".join(["t.qualname IN (" + marks(names) + ")"] + ["t.qualname LIKE ? ESCAPE '\\'"] * len(names))
+    return db.execute(
+        "SELECT s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
+        f" WHERE t.file_id = ? AND ({target_match})",
+        (fid, *names, *(_like_prefix(q) for q in names)),
+    ).fetchall()
+
+
+def functions_of_file(db: sqlite3.Connection, fid: int) -> list[tuple[str, str]]:
+    """(name, qualname) of the functions defined in file `fid` (nested ones too)."""
+    return db.execute("SELECT name, qualname FROM symbols WHERE file_id = ? AND kind = 'function'", (fid,)).fetchall()
+
+
+def tests_under(db: sqlite3.Connection, folder: str) -> list[tuple[int, str, str]]:
+    """(file id, qualname, signature) of the `test*` functions and methods of the test files under `folder`
+    ("" for all)."""
+    like = (folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%") if folder else "%"
+    return db.execute(
+        "SELECT f.id, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+        " WHERE f.is_test AND f.path LIKE ? ESCAPE '\\' AND s.name LIKE 'test%' AND s.kind IN ('function', 'method')",
+        (like,),
+    ).fetchall()
+
+
+def import_degrees(db: sqlite3.Connection, ids: Sequence[int]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(file, import edges out of it) and (file, import edges into it) of the files `ids`."""
+    m = marks(ids)
+    out = db.execute(f"SELECT src, count(*) FROM file_edges WHERE kind = 'import' AND src IN ({m}) GROUP BY src", ids).fetchall()
+    into = db.execute(f"SELECT dst, count(*) FROM file_edges WHERE kind = 'import' AND dst IN ({m}) GROUP BY dst", ids).fetchall()
+    return out, into
