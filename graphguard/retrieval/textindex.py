@@ -24,7 +24,7 @@ from typing import NamedTuple
 from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
 from graphguard.store import paths as stored_paths
 from graphguard.store import symbols as stored_symbols
-from graphguard.store.db import _rollback, chunked, marks, transaction
+from graphguard.store.db import chunked, marks, rollback, transaction
 from graphguard.store.schema import TEXT_SCHEMA, MetaKey, meta, set_meta
 
 #: Bump when the tokenizer or the documents change: the cache and the index are rebuilt.
@@ -124,7 +124,7 @@ def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], 
             return 0
         return _ensure(db, head, read_blobs, differ, by).files
     except _DAMAGE as e:
-        _rollback(db)
+        rollback(db)
         print(f"graphguard: warning: the text index is damaged ({e}); rebuilding it", file=sys.stderr)
         reset(db)
         return _ensure(db, head, read_blobs, None, by).files

@@ -21,7 +21,7 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo, ensure_current, open_repo
-from graphguard.store.db import read_transaction
+from graphguard.store.db import file_of, read_transaction
 from graphguard.store.schema import head as graph_head
 
 #: A stat's identity: (inode, size, mtime in ns); None for a missing file.
@@ -107,8 +107,7 @@ class Session:
         if conn is None:
             return False
         try:
-            row = conn.execute("PRAGMA database_list").fetchone()
-            held = row[2] if row else ""
+            held = file_of(conn)
         except sqlite3.Error:
             return True
         return not held or not os.path.exists(held) or not os.path.samefile(held, self.repo.store.graph_path)

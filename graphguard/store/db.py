@@ -232,7 +232,7 @@ def transaction(conn: sqlite3.Connection, *, join: bool = False) -> Iterator[sql
     try:
         yield conn
     except BaseException:
-        _rollback(conn)
+        rollback(conn)
         raise
     conn.execute("COMMIT")
 
@@ -245,7 +245,7 @@ def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     finally:
-        _rollback(conn)
+        rollback(conn)
 
 
 #: Bound parameters per statement (SQLite allows at least 999).
@@ -264,9 +264,18 @@ def marks(n: int | Sized) -> str:
     return ",".join("?" * (n if isinstance(n, int) else len(n)))
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+def rollback(conn: sqlite3.Connection) -> None:
     """Roll back what is still open: after a full disk or an I/O error SQLite may have done it already,
     and a second error would hide the first."""
     if conn.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
+
+
+_rollback = rollback  # the old name
+
+
+def file_of(conn: sqlite3.Connection) -> str:
+    """The path of the file the connection's main database reads ('' for one in memory)."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2] or "") if row else ""

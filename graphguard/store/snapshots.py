@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from graphguard import files
 from graphguard.errors import GraphguardError
 from graphguard.files import ensure_dir
-from graphguard.store.db import _connect_readonly, _remove, _rollback, _warn, is_damage, marks
+from graphguard.store.db import _connect_readonly, _remove, _warn, is_damage, marks, rollback
 from graphguard.store.schema import GRAPH_VERSION
 
 #: Snapshots of the graph (`<git-dir>/graphguard/snapshots/<head>.sqlite3`): at most this many, none unused for
@@ -124,7 +124,7 @@ class Snapshots:
         except sqlite3.Error as e:
             src.close()
             if self.graph.in_transaction:
-                _rollback(self.graph)
+                rollback(self.graph)
             _warn(f"the snapshot of the graph at {path} is damaged ({' '.join(str(e).split())[:120]}); dropping it")
             _remove(path)
             return False
