@@ -218,7 +218,7 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
         stored = StoredPaths(store.graph)
         old_entries = _StoredEntries(stored)
         # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
-        kept = Layout.from_json(store.meta(MetaKey.MODULE_LAYOUT)) if store.meta(MetaKey.MODULE_LAYOUT_HEAD) == stored_head else None
+        kept = Layout.from_json(store.meta(MetaKey.MODULE_LAYOUT.value)) if store.meta(MetaKey.MODULE_LAYOUT_HEAD.value) == stored_head else None
         if kept is not None and kept.test_data != config.test_data:  # kept under another setting
             kept = None
         layout = kept or Layout.of(stored.all(), config.test_data)
