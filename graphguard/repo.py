@@ -12,7 +12,7 @@ from graphguard.errors import LockTimeout
 from graphguard.model import IndexResult
 from graphguard.store import Store
 from graphguard.store.db import stored_version
-from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
+from graphguard.store.schema import GRAPH_VERSION, describes
 
 
 @dataclass
@@ -58,7 +58,7 @@ def _ensure_current(
     repo: Repo, head: str | None, config: Config, *, progress: bool, lock_timeout: float, verify: bool, at: str | None,
     wait: bool, text_index: bool,
 ) -> IndexResult:
-    if stored_version(repo.store.graph_path) != SCHEMA_VERSION * 1000 + FACTS_VERSION:
+    if stored_version(repo.store.graph_path) != GRAPH_VERSION:
         if wait and head is not None and wait_for_refresher(repo, head, config):
             return IndexResult(head, noop=True)  # a refresher was building it (a first checkout, a new version)
         # Creating (or rebuilding) the graph is not atomic: of two first runs at once, the slower
@@ -66,7 +66,7 @@ def _ensure_current(
         # the write lock; opening a graph that is there never waits.
         with repo.store.write_lock(lock_timeout):
             repo.store.graph  # noqa: B018 - opening creates it
-    if head is not None and repo.store.meta("head") == head and repo.store.meta("config") == config.digest():
+    if head is not None and describes(repo.store, head, config.digest()):
         return IndexResult(head, noop=True)
     if wait and head is not None and wait_for_refresher(repo, head, config):
         return IndexResult(head, noop=True)
@@ -87,8 +87,7 @@ def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
 
     def done() -> bool:
         # Never open a graph the refresher has not created yet: opening creates it, outside the write lock.
-        return (stored_version(repo.store.graph_path) == SCHEMA_VERSION * 1000 + FACTS_VERSION
-                and repo.store.meta("head") == head and repo.store.meta("config") == config.digest())
+        return stored_version(repo.store.graph_path) == GRAPH_VERSION and describes(repo.store, head, config.digest())
 
     return background.wait(repo.store.dir, done, also=(repo.store.blobs_path + "-wal",)) and done()
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 from graphguard.config import Config
 from graphguard.result import CallerImpact, Status, TestHit
+from graphguard.store import edges
+from graphguard.store.db import chunked
 from graphguard.store.reads import BUILTIN_METHODS, CodeGraph
 
 #: Entries in one change's list; beyond it whole files, then a cut (counted in `Selection.omitted`).
@@ -38,7 +40,6 @@ MAX_DEPTH = 16
 MAX_NODES = 1000
 #: Reverse import hops from a module that fails at import time to the test files importing it.
 MAX_IMPORT_HOPS = 6
-_CHUNK = 500  # parameters per statement
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,7 @@ class _Walk:
 
     def module(self, path: str) -> str:
         if path not in self.modules:
-            row = self.graph.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
-            self.modules[path] = row[0] if row else ""
+            self.modules[path] = edges.module_of(self.graph.db, path) or ""
         return self.modules[path]
 
     def prefetch(self, nodes: Iterable[_Node]) -> None:
@@ -80,23 +80,19 @@ class _Walk:
         nodes = list(nodes)
         self.prefetch_modules(n.path for n in nodes)
         names = sorted({n.qualname for n in nodes if n.qualname not in self.classes})
-        for i in range(0, len(names), _CHUNK):
-            chunk = names[i:i + _CHUNK]
+        for chunk in chunked(names):
             self.classes.update(dict.fromkeys(chunk, False))
-            self.classes.update((q, True) for (q,) in self.graph.db.execute(
-                f"SELECT DISTINCT qualname FROM symbols WHERE qualname IN ({','.join('?' * len(chunk))}) AND kind = 'class'", chunk))
+            self.classes.update((q, True) for q in edges.classes_among(self.graph.db, chunk))
 
     def prefetch_modules(self, paths: Iterable[str]) -> None:
         wanted = sorted({p for p in paths if p not in self.modules})
-        for i in range(0, len(wanted), _CHUNK):
-            chunk = wanted[i:i + _CHUNK]
+        for chunk in chunked(wanted):
             self.modules.update(dict.fromkeys(chunk, ""))
-            self.modules.update(self.graph.db.execute(f"SELECT path, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+            self.modules.update(edges.modules_of(self.graph.db, chunk))
 
     def is_class(self, qualname: str) -> bool:
         if qualname not in self.classes:
-            self.classes[qualname] = self.graph.db.execute(
-                "SELECT 1 FROM symbols WHERE qualname = ? AND kind = 'class' LIMIT 1", (qualname,)).fetchone() is not None
+            self.classes[qualname] = edges.is_class(self.graph.db, qualname)
         return self.classes[qualname]
 
     def bases_of(self, cls: str) -> list[tuple[str, str]]:
@@ -106,11 +102,7 @@ class _Walk:
         scope of a site is a name of its file): an index lookup each, never all inherit sites.
         """
         if cls not in self.bases:
-            self.bases[cls] = self.graph.db.execute(
-                "SELECT s.target, t.path FROM sites s JOIN symbols y ON y.qualname = s.target JOIN files t ON t.id = y.file_id"
-                " WHERE s.file_id IN (SELECT file_id FROM symbols WHERE qualname >= ? AND qualname < ?)"
-                " AND s.scope = ? AND s.kind = 'inherit' AND s.target IS NOT NULL ORDER BY s.target, s.rowid, y.id",
-                (cls, cls + "/", cls)).fetchall()
+            self.bases[cls] = edges.bases_of(self.graph.db, cls)
         return self.bases[cls]
 
     def local(self, node: _Node) -> str:
@@ -272,19 +264,13 @@ def _dispatched_from(walk: _Walk, node: _Node, local: str) -> list[_Node]:
 def _callers_of(walk: _Walk, node: _Node, local: str) -> list[_Node]:
     """Scopes of the sites that call or name `node`: by target, and for a method by its name on an unknown receiver."""
     db = walk.graph.db
-    rows = db.execute(
-        "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id WHERE (s.target = ? OR s.init_target = ?)"
-        " AND s.kind IN ('call', 'reference')", (node.qualname, node.qualname)).fetchall()
+    rows = edges.callers_by_target(db, node.qualname)
     name = local.rsplit(".", 1)[-1]
     method = "." in local and ".<locals>." not in local and local.rsplit(".", 1)[0] + "." + name == local
     if method and not (name.startswith("__") and name.endswith("__")) and name not in BUILTIN_METHODS:
-        rows += db.execute(
-            "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id"
-            " WHERE s.name = ? AND s.resolution = 'unresolved' AND s.kind = 'call' AND s.text LIKE ?", (name, "%." + name)).fetchall()
+        rows += edges.unresolved_method_calls(db, name)
     if name == "__init__":  # `Class(...)` runs it: sites that target the class
-        rows += db.execute(
-            "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id WHERE s.target = ? AND s.kind = 'call'",
-            (node.qualname.rsplit(".", 1)[0],)).fetchall()
+        rows += edges.calls_of(db, node.qualname.rsplit(".", 1)[0])
     return [_Node(p, scope) for p, scope in rows]
 
 
@@ -296,19 +282,10 @@ def _fixture_users(walk: _Walk, node: _Node, name: str) -> list[_Node]:
     # that mention the name are parsed (a large test suite has tens of thousands).
     key = (name, folder + "/" if conftest else node.path)
     if key not in walk.test_params:
-        args: tuple[str, ...]
-        if not conftest:
-            scope, args = "f.path = ?", (node.path,)
-        elif folder:
-            scope, args = "f.path >= ? AND f.path < ?", under(folder)
-        else:
-            scope, args = "1", ()
-        walk.test_params[key] = [
-            (path, qualname) for path, qualname, signature in walk.graph.db.execute(
-                "SELECT f.path, s.qualname, s.signature FROM files f JOIN symbols s ON s.file_id = f.id"
-                f" WHERE {scope} AND f.is_test = 1 AND s.kind IN ('function', 'method') AND instr(s.signature, ?) > 0"
-                " ORDER BY s.id", (*args, name))
-            if ".<locals>." not in qualname and name in parameter_names(signature)]
+        found = edges.test_functions_mentioning(walk.graph.db, name, path=None if conftest else node.path,
+                                                bounds=under(folder) if conftest and folder else None)
+        walk.test_params[key] = [(path, qualname) for path, qualname, signature in found
+                                 if ".<locals>." not in qualname and name in parameter_names(signature)]
     return [_Node(path, qualname) for path, qualname in walk.test_params[key]]
 
 
@@ -331,27 +308,21 @@ def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
     A hop is one statement over the whole level (the importers of the level's files), not one per file.
     """
     out: list[str] = []
-    row = db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
-    seen_ids = {row[0]} if row else set()
-    level: list[tuple[int | None, str]] = [(row[0] if row else None, path)]
+    first = edges.file_id(db, path)
+    seen_ids = {first} if first is not None else set()
+    level: list[tuple[int | None, str]] = [(first, path)]
     for _ in range(MAX_IMPORT_HOPS + 1):
         for _id, p in level:
             if is_test_module(p):
                 out.append(p)
             elif posixpath.basename(p) == "conftest.py":
                 folder = posixpath.dirname(p)
-                rows = (db.execute("SELECT path FROM files WHERE path >= ? AND path < ? AND is_test = 1", under(folder)) if folder
-                        else db.execute("SELECT path FROM files WHERE is_test = 1"))
-                out += [q for (q,) in rows if is_test_module(q)]
+                out += [q for q in edges.test_paths(db, under(folder) if folder else None) if is_test_module(q)]
         ids = [i for i, _ in level if i is not None]
         nxt: list[tuple[int | None, str]] = []
-        for i in range(0, len(ids), _CHUNK):
-            chunk = ids[i:i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            in_function = _imported_in_functions_only(db, chunk, marks)
-            for src, dst, src_path in db.execute(
-                    "SELECT e.src, e.dst, s.path FROM file_edges e JOIN files s ON s.id = e.src"
-                    f" WHERE e.dst IN ({marks}) AND e.kind = 'import'", chunk):
+        for chunk in chunked(ids):
+            in_function = _imported_in_functions_only(db, chunk)
+            for src, dst, src_path in edges.import_edges_into(db, chunk):
                 if src not in seen_ids and (src, dst) not in in_function:
                     seen_ids.add(src)
                     nxt.append((src, src_path))
@@ -361,18 +332,14 @@ def _importing_tests(db: sqlite3.Connection, path: str) -> list[str]:
     return out
 
 
-def _imported_in_functions_only(db: sqlite3.Connection, dsts: list[int], marks: str) -> set[tuple[int, int]]:
+def _imported_in_functions_only(db: sqlite3.Connection, dsts: list[int]) -> set[tuple[int, int]]:
     """(importer, imported) whose every import statement sits in a function: importing the importer runs none
     of them (pydantic's `__init__.__getattr__` imports its modules when asked). Other edges (a name used
     through a module attribute, say) are followed as they are."""
     scopes: dict[tuple[int, int], list[bool]] = {}
-    for src, dst, scope, in_function in db.execute(
-            "SELECT i.file_id, i.target_file, i.scope, EXISTS(SELECT 1 FROM symbols y WHERE y.file_id = i.file_id"
-            " AND y.qualname = f.module || '.' || i.scope AND y.kind IN ('function', 'method'))"
-            f" FROM imports i JOIN files f ON f.id = i.file_id WHERE i.target_file IN ({marks}) AND i.scope != ''", dsts):
+    for src, dst, scope, in_function in edges.scoped_imports_into(db, dsts):
         scopes.setdefault((src, dst), []).append(bool(in_function) or ".<locals>." in scope)
-    module_level = {(src, dst) for src, dst in db.execute(
-        f"SELECT file_id, target_file FROM imports WHERE target_file IN ({marks}) AND scope = ''", dsts)}
+    module_level = edges.module_level_imports_into(db, dsts)
     return {k for k, fns in scopes.items() if all(fns) and k not in module_level}
 
 
@@ -409,11 +376,8 @@ def _def_lines(walk: _Walk, paths: set[str]) -> dict[tuple[str, str], int]:
     out: dict[tuple[str, str], int] = {}
     wanted = sorted(paths)
     walk.prefetch_modules(wanted)
-    for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i:i + _CHUNK]
-        for path, qualname, line in walk.graph.db.execute(
-                "SELECT f.path, s.qualname, s.line FROM files f JOIN symbols s ON s.file_id = f.id"
-                f" WHERE f.path IN ({','.join('?' * len(chunk))}) ORDER BY f.id, s.id", chunk):
+    for chunk in chunked(wanted):
+        for path, qualname, line in edges.definition_lines(walk.graph.db, chunk):
             module = walk.module(path)
             local = qualname[len(module) + 1:] if module and qualname.startswith(module + ".") else qualname
             out[(path, local)] = line

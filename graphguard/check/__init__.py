@@ -38,6 +38,7 @@ from graphguard.config import load as load_config
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
+from graphguard.store.schema import head as graph_head
 
 
 class Findings(NamedTuple):
@@ -100,7 +101,7 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
-    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and repo.store.meta("head") == revs.old else None
+    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and graph_head(repo.store) == revs.old else None
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
     worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if proposals is not None else None
     changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)

@@ -154,10 +154,8 @@ def _old_calls(overlay: Overlay, path: str) -> set[tuple[str | None, CallShape]]
     if path not in overlay.sides.old.data or path not in overlay.old_map.primary:
         return set()
     if overlay.graph_is_old:
-        rows = overlay.graph.db.execute(
-            "SELECT s.target, s.n_positional, s.keywords, s.has_star, s.has_starstar FROM sites s JOIN files f ON f.id = s.file_id"
-            " WHERE f.path = ? AND s.kind = 'call'", (path,))
-        return {(target, CallShape.from_row(*shape)) for target, *shape in rows}
+        return {(target, CallShape.from_row(n_pos, kws, star, starstar))
+                for target, n_pos, kws, star, starstar in overlay.graph.call_shapes(path)}
     return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind == "call"}
 
 

@@ -248,9 +248,7 @@ def _syntax_impact(overlay: Overlay, config: Config, path: str, line: int, why: 
     changed = overlay.changed
     callers = [
         CallerImpact(q, q_line, q_line, graph_module, Status.BROKEN, reason, UseKind.IMPORT)
-        for q, q_line, graph_module in overlay.graph.db.execute(
-            "SELECT f.path, min(i.line), f.module FROM imports i JOIN files f ON f.id = i.file_id JOIN files t ON t.id = i.target_file"
-            " WHERE t.path = ? GROUP BY f.path", (path,))
+        for q, q_line, graph_module in overlay.graph.importers_of_module(path)
         if q not in changed and not config.is_generated(q)
     ]
     resolver = overlay.new_resolver
@@ -335,10 +333,7 @@ def _importers(overlay: Overlay, config: Config, path: str, module: str, name: s
     """Every `from module import name`: stored ones in unchanged files, and in the changed files' new versions."""
     reason = f"imports a name that no longer exists: '{name}'"
     callers = []
-    for q, q_line, q_end in overlay.graph.db.execute(
-        "SELECT f.path, i.line, i.line FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ? AND i.name = ?",
-        (module, name),
-    ):
+    for q, q_line, q_end in overlay.graph.importers_by_name(module, name):
         if q in overlay.sides.paths or config.is_generated(q):
             continue  # a changed importer is judged on its new version, below
         callers.append(CallerImpact(q, q_line, q_end, overlay.old_map.primary.get(q, q), Status.BROKEN, reason, UseKind.IMPORT))

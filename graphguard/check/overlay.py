@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 
 from graphguard.check.revisions import Sides
 from graphguard.languages import for_path
-from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout, ModuleMap
+from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.model import CallSite, FileFacts
 from graphguard.repo import Repo
 from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
+from graphguard.store.schema import MetaKey, head
 
 if TYPE_CHECKING:
     from graphguard.config import Config
@@ -113,7 +114,7 @@ class Overlay:
     def stored_files(self) -> dict[str, str]:
         """path -> blob of the stored graph (read once, when the old side is another commit)."""
         if self._stored is None:
-            self._stored = dict(self.store.graph.execute("SELECT path, blob FROM files").fetchall())
+            self._stored = self.graph.blobs_by_path()
         return self._stored
 
     def old_facts(self, path: str) -> FileFacts | None:
@@ -211,13 +212,13 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
     new_facts = _parse_new(store, sides, cache_facts, commented)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
-    stored_head = store.meta("head")
+    stored_head = head(store)
     old_entries: Mapping[str, str]
     if stored_head == sides.old.rev:
         stored = StoredPaths(store.graph)
         old_entries = _StoredEntries(stored)
         # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
-        kept = Layout.from_json(store.meta(LAYOUT_KEY)) if store.meta(LAYOUT_HEAD_KEY) == stored_head else None
+        kept = Layout.from_json(store.meta(MetaKey.MODULE_LAYOUT.value)) if store.meta(MetaKey.MODULE_LAYOUT_HEAD.value) == stored_head else None
         if kept is not None and kept.test_data != config.test_data:  # kept under another setting
             kept = None
         layout = kept or Layout.of(stored.all(), config.test_data)

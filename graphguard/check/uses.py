@@ -229,12 +229,7 @@ def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches
     """Stored calls of `qualname`'s name whose resolution a limit stopped: undecided, never left out."""
     from graphguard.impact import Found
 
-    rows = graph.db.execute(
-        "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
-        " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call'"
-        " AND s.resolution IN ('too-deep', 'too-long')",  # literals: so the partial index sites_limited_name applies
-        (qualname.rsplit(".", 1)[-1],),
-    )
+    rows = graph.limited_calls(qualname.rsplit(".", 1)[-1])
     return [Found(Use(path, line, end_line, col, scope, UseKind.CALL, text, Resolution(resolution),
                       CallShape.from_row(n_pos, kws, star, starstar)), reaches_new)
             for path, line, end_line, col, scope, text, resolution, n_pos, kws, star, starstar in rows if path not in changed]
@@ -270,10 +265,8 @@ def _candidates(overlay: Overlay, qualname: str) -> list[str]:
 def _files_naming(overlay: Overlay, names: set[str]) -> set[str]:
     """Old-side files that mention one of `names`: the stored graph answers for the files it
     describes as they are on the old side, their facts for the others (another branch's, during a merge)."""
-    marks = ",".join("?" * len(names))
-    db, stored = overlay.graph.db, overlay.stored_files()
-    rows = {p for (p,) in db.execute(f"SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name IN ({marks})", tuple(names))}
-    rows |= {p for (p,) in db.execute(f"SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name IN ({marks})", tuple(names))}
+    stored = overlay.stored_files()
+    rows = overlay.graph.files_naming(names)
     out = {p for p in rows if p in overlay.old_entries and stored.get(p) == overlay.old_entries[p]}
     for path, blob in overlay.old_entries.items():
         if stored.get(path) != blob:

@@ -233,9 +233,10 @@ def _refresh_rounds(repo: Repo, started: float) -> bool:
 def is_current(repo: Repo) -> bool:
     from graphguard import git
     from graphguard.config import load as load_config
+    from graphguard.store.schema import describes
 
     head = git.head(repo.root)
-    return repo.store.meta("head") == (head or "") and repo.store.meta("config") == load_config(repo.root).digest()
+    return describes(repo.store, head or "", load_config(repo.root).digest())
 
 
 def _now() -> str:

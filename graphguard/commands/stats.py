@@ -79,7 +79,7 @@ def _test_data_hint(graph: CodeGraph, test_data: tuple[str, ...]) -> list[str]:
     from graphguard.languages.python.modules import is_test_data
 
     folders: dict[str, int] = {}
-    for (path,) in graph.db.execute("SELECT path FROM files"):
+    for path in graph.paths():
         if is_test_data(path, test_data):
             parts = path.split("/")
             top = next(i for i in range(1, len(parts)) if is_test_data("/".join(parts[:i]), test_data))

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard.retrieval.expand import Edge
+from graphguard.store import edges as stored_edges
+from graphguard.store import paths as stored_paths
+from graphguard.store import symbols as stored_symbols
+from graphguard.store.db import chunked
 from graphguard.store.reads import SymbolRow
 
 #: At most this many symbols are kept per edge (the most used first).
@@ -42,11 +46,8 @@ class Files:
         self._by_id: dict[int, FileRow | None] = {}
 
     def _read(self, column: str, keys: Sequence[object]) -> None:
-        for i in range(0, len(keys), 500):
-            chunk = keys[i : i + 500]
-            for r in self.db.execute(
-                f"SELECT id, path, blob, module, is_test FROM files WHERE {column} IN ({_marks(len(chunk))})", chunk
-            ):
+        for chunk in chunked(keys):
+            for r in stored_paths.file_rows(self.db, column, chunk):
                 row = FileRow._make(r)
                 self._by_path[row.path] = self._by_id[row.id] = row
 
@@ -83,8 +84,7 @@ class Files:
         return row.module
 
     def path_of_module(self, module: str) -> str | None:
-        row = self.db.execute("SELECT path FROM files WHERE module = ? ORDER BY id DESC LIMIT 1", (module,)).fetchone()
-        return row[0] if row else None
+        return stored_paths.path_of_module(self.db, module)
 
     def tests_containing(self, words: Iterable[str], under: str = "", most: int = -1) -> list[str]:
         """Test files under the folder `under` ("" for all) whose file name holds one of `words`, at most `most`
@@ -93,16 +93,7 @@ class Files:
         words = sorted(set(words))
         if not words:
             return []
-        base = "replace(path, rtrim(path, replace(path, '/', '')), '')"  # the file name: what follows the last /
-        # The cheap test on the whole path first: the file name is cut out only for the few rows that pass it.
-        match = " OR ".join([f"(instr(path, ?) > 0 AND instr({base}, ?) > 0)"] * len(words))
-        where, args = f"({match})", [w for w in words for _ in (0, 1)]
-        if under:
-            where += " AND path >= ? AND path < ?"  # a range of the index: the folder's files only
-            args += [under + "/", under + "0"]  # "0" is the character after "/"
-        return [r[0] for r in self.db.execute(
-            f"SELECT path FROM files WHERE id IN (SELECT id FROM files WHERE {where}) AND is_test ORDER BY id LIMIT ?",
-            [*args, most])]
+        return stored_paths.tests_containing(self.db, words, under, most)
 
     def ids(self, paths: Iterable[str]) -> list[int]:
         paths = list(paths)
@@ -121,10 +112,6 @@ class _EdgeFacts:
     kinds: set[str] = field(default_factory=set)
     n_symbols: int = 0
     symbol_counts: dict[str, int] = field(default_factory=dict)
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 def _is_init(path: str) -> bool:
@@ -157,22 +144,13 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
 
     plain = [i for i in ids if _row(files, i).path not in focus]
     if plain:
-        m = _marks(len(plain))
-        for src, dst, kind, n in db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE src IN ({m})", plain):
+        for src, dst, kind, n in stored_edges.file_edges_from(db, plain):
             add(src, dst, "forward", "import" if kind == "import" else None, n)
-        for src, dst, kind, n in db.execute(f"SELECT src, dst, kind, n_symbols FROM file_edges WHERE dst IN ({m})", plain):
+        for src, dst, kind, n in stored_edges.file_edges_into(db, plain):
             add(dst, src, "reverse", "test" if kind == "test-of" else "import", n)
-        for node, other, kind, target in db.execute(
-            "SELECT s.file_id, t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
-            f" WHERE s.file_id IN ({m}) AND s.target IS NOT NULL",
-            plain,
-        ):
+        for node, other, kind, target in stored_edges.uses_made_in(db, plain):
             add(node, other, "forward", kind, 0, target)
-        for node, other, kind, scope in db.execute(
-            "SELECT t.file_id, s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
-            f" WHERE t.file_id IN ({m})",
-            plain,
-        ):
+        for node, other, kind, scope in stored_edges.uses_made_of(db, plain):
             add(node, other, "reverse", kind, 0, scope)
     for node, other, test_fn in fixture_users(db, files, [_row(files, i).path for i in plain]):
         add(node, other, "reverse", "fixture", 0, test_fn)
@@ -181,22 +159,10 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
         if row is None or not qualnames:
             continue
         names = list(dict.fromkeys(qualnames))
-        m = _marks(len(names))
         # Calls made inside the symbols (or in what they nest), and uses of them (or of their members).
-        scope_match = " OR ".join(["s.scope IN (" + m + ")"] + ["s.scope LIKE ? ESCAPE '\\'"] * len(names))
-        target_match = " OR ".join(["t.qualname IN (" + m + ")"] + ["t.qualname LIKE ? ESCAPE '\\'"] * len(names))
-        likes = [_like_prefix(q) for q in names]
-        for other, kind, target in db.execute(
-            "SELECT t.file_id, s.kind, s.target FROM sites s JOIN symbols t ON t.qualname = s.target"
-            f" WHERE s.file_id = ? AND s.target IS NOT NULL AND ({scope_match})",
-            (row.id, *names, *likes),
-        ):
+        for other, kind, target in stored_edges.uses_made_in_symbols(db, row.id, names):
             add(row.id, other, "forward", kind, 0, target)
-        for other, kind, scope in db.execute(
-            "SELECT s.file_id, s.kind, s.scope FROM symbols t JOIN sites s ON s.target = t.qualname"
-            f" WHERE t.file_id = ? AND ({target_match})",
-            (row.id, *names, *likes),
-        ):
+        for other, kind, scope in stored_edges.uses_made_of_symbols(db, row.id, names):
             add(row.id, other, "reverse", kind, 0, scope)
     files.load_ids(other for _, other, *_ in found)
     for edge in found:
@@ -244,19 +210,12 @@ def fixture_users(db: sqlite3.Connection, files: Files, paths: Sequence[str]) ->
         if conf is None:
             continue
         fixtures = {
-            name for (name, qualname) in db.execute(
-                "SELECT name, qualname FROM symbols WHERE file_id = ? AND kind = 'function'", (conf.id,))
+            name for (name, qualname) in stored_edges.functions_of_file(db, conf.id)
             if qualname == f"{conf.module}.{name}" and not name.startswith("pytest_")
         }
         if not fixtures:
             continue
-        folder = posixpath.dirname(path)
-        like = (folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%") if folder else "%"
-        for fid, qualname, signature in db.execute(
-            "SELECT f.id, s.qualname, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-            " WHERE f.is_test AND f.path LIKE ? ESCAPE '\\' AND s.name LIKE 'test%' AND s.kind IN ('function', 'method')",
-            (like,),
-        ):
+        for fid, qualname, signature in stored_edges.tests_under(db, posixpath.dirname(path)):
             if fid != conf.id and fixtures.intersection(parameters(signature)):
                 out.append((conf.id, fid, qualname))
     return out
@@ -269,20 +228,14 @@ def _row(files: Files, fid: int) -> FileRow:
     return row
 
 
-def _like_prefix(qualname: str) -> str:
-    return qualname.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
-
-
 def degree_of(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> dict[str, int]:
     """Distinct import neighbours of each file, forward plus reverse."""
     ids = files.ids(paths)
     if not ids:
         return {}
-    m = _marks(len(ids))
     deg: dict[int, int] = {}
-    for fid, n in db.execute(f"SELECT src, count(*) FROM file_edges WHERE kind = 'import' AND src IN ({m}) GROUP BY src", ids):
-        deg[fid] = deg.get(fid, 0) + n
-    for fid, n in db.execute(f"SELECT dst, count(*) FROM file_edges WHERE kind = 'import' AND dst IN ({m}) GROUP BY dst", ids):
+    out, into = stored_edges.import_degrees(db, ids)
+    for fid, n in out + into:
         deg[fid] = deg.get(fid, 0) + n
     return {_row(files, i).path: n for i, n in deg.items()}
 
@@ -294,19 +247,15 @@ def symbols_in(db: sqlite3.Connection, files: Files, path: str) -> list[Symbol]:
     row = files.get(path)
     if row is None:
         return []
-    return [Symbol(q, k, path, a, b, s) for q, k, a, b, s in
-            db.execute("SELECT qualname, kind, line, end_line, signature FROM symbols WHERE file_id = ? ORDER BY line", (row.id,))]
+    return [Symbol(q, k, path, a, b, s) for q, k, a, b, s in stored_symbols.definitions_of(db, row.id)]
 
 
 def symbols_named(db: sqlite3.Connection, files: Files, qualnames: Sequence[str]) -> dict[str, Symbol]:
     out: dict[str, Symbol] = {}
     qualnames = list(dict.fromkeys(qualnames))
     rows = []
-    for i in range(0, len(qualnames), 500):
-        chunk = qualnames[i : i + 500]
-        rows += db.execute(
-            f"SELECT qualname, kind, file_id, line, end_line, signature FROM symbols WHERE qualname IN ({_marks(len(chunk))})", chunk
-        ).fetchall()
+    for chunk in chunked(qualnames):
+        rows += stored_symbols.definitions_named(db, chunk)
     files.load_ids(r[2] for r in rows)
     for q, k, fid, a, b, s in rows:
         f = files.by_id(fid)
@@ -339,11 +288,7 @@ FAMILY_LIMIT = 40
 def classes_named_after(db: sqlite3.Connection, files: Files, name: str, *, limit: int = FAMILY_LIMIT) -> list[tuple[str, str, str, int, int]]:
     """(path, qualname, kind, line, end_line) of the classes whose name is `name` and a capitalised suffix
     (`ModuleTypeSerializer`, `ModuleTypeFilterSet` for `ModuleType`): a range of the index of names."""
-    rows = db.execute(
-        "SELECT file_id, qualname, kind, line, end_line, name FROM symbols WHERE name > ? AND name < ? AND kind = 'class'"
-        " LIMIT ?",
-        (name, name + "\uffff", limit),
-    ).fetchall()
+    rows = stored_symbols.classes_named_after(db, name, limit)
     files.load_ids(r[0] for r in rows)
     out = []
     for fid, qualname, kind, line, end, full in rows:
@@ -357,10 +302,6 @@ def classes_named(db: sqlite3.Connection, files: Files, names: Sequence[str], *,
     """(path, qualname, kind, line, end_line) of the classes with one of these names."""
     if not names:
         return []
-    rows = db.execute(
-        f"SELECT file_id, qualname, kind, line, end_line FROM symbols WHERE name IN ({_marks(len(names))}) AND kind = 'class'"
-        " LIMIT ?",
-        (*names, limit),
-    ).fetchall()
+    rows = stored_symbols.classes_named(db, names, limit)
     files.load_ids(r[0] for r in rows)
     return [(row.path, q, k, a, b) for fid, q, k, a, b in rows if (row := files.by_id(fid)) is not None]

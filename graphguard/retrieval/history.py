@@ -27,6 +27,8 @@ from typing import NamedTuple
 from graphguard import git
 from graphguard.errors import GraphguardError
 from graphguard.languages import for_path
+from graphguard.store.db import chunked, marks, transaction
+from graphguard.store.schema import MetaKey, meta, set_meta
 
 #: Commits touching more Python files than this are sweeping changes (reformatting, renames): no co-change.
 MAX_COMMIT_FILES = 30
@@ -64,8 +66,7 @@ def _log(root: str, *revs: str) -> list[Commit]:
 
 
 def is_current(db: sqlite3.Connection, head: str) -> bool:
-    row = db.execute("SELECT value FROM meta WHERE key = 'history_head'").fetchone()
-    return bool(row) and row[0] == head
+    return meta(db, MetaKey.HISTORY_HEAD) == head
 
 
 def update(db: sqlite3.Connection, root: str, head: str | None) -> int:
@@ -73,8 +74,7 @@ def update(db: sqlite3.Connection, root: str, head: str | None) -> int:
     lock; this opens its own transaction unless one is open."""
     if head is None:
         return 0
-    row = db.execute("SELECT value FROM meta WHERE key = 'history_head'").fetchone()
-    last = row[0] if row and row[0] else None
+    last = meta(db, MetaKey.HISTORY_HEAD) or None
     if last == head:
         return 0
     rebuild = last is None
@@ -85,31 +85,20 @@ def update(db: sqlite3.Connection, root: str, head: str | None) -> int:
             rebuild = True
     if rebuild:
         commits = [Commit(c.sha, c.time, ">", c.paths) for c in _log(root, head)]
-    own = not db.in_transaction
-    if own:
-        db.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(db, join=True):
         if rebuild:
             for table in ("history_touches", "history_commits", "history_paths"):
                 db.execute(f"DELETE FROM {table}")
         _apply(db, commits)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('history_head', ?)", (head,))
-    except BaseException:
-        if own:
-            db.execute("ROLLBACK")
-        raise
-    if own:
-        db.execute("COMMIT")
+        set_meta(db, MetaKey.HISTORY_HEAD, head)
     return len(commits)
 
 
 def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
     gone = [c.sha for c in commits if c.side == "<"]
-    for i in range(0, len(gone), 500):
-        chunk = gone[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks}))", chunk)
-        db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks})", chunk)
+    for chunk in chunked(gone):
+        db.execute(f"DELETE FROM history_touches WHERE commit_id IN (SELECT id FROM history_commits WHERE sha IN ({marks(chunk)}))", chunk)
+        db.execute(f"DELETE FROM history_commits WHERE sha IN ({marks(chunk)})", chunk)
     path_ids = _path_ids(db, {p for c in commits if c.side != "<" for p in c.paths if for_path(p) is not None and git.is_utf8_name(p)})
     touches = []
     for c in commits:
@@ -132,11 +121,9 @@ def _apply(db: sqlite3.Connection, commits: Sequence[Commit]) -> None:
 
 def _path_ids(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:
     """Ids of these paths that the log holds already (only these: the table holds every path HEAD's history does)."""
-    paths = sorted(paths)
     out: dict[str, int] = {}
-    for i in range(0, len(paths), 500):
-        chunk = paths[i : i + 500]
-        out.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+    for chunk in chunked(sorted(paths)):
+        out.update(db.execute(f"SELECT path, id FROM history_paths WHERE path IN ({marks(chunk)})", chunk))
     return out
 
 
@@ -160,12 +147,11 @@ def seed_touches(db: sqlite3.Connection, seeds: Sequence[str], *, before: int = 
     whose time is strictly before `before` (a query replayed at an old commit sees nothing of its future)."""
     if not seeds:
         return []
-    marks = ",".join("?" * len(seeds))
     rows = db.execute(
         "SELECT p1.path, p2.path, c.id, c.time, c.n_files FROM history_paths p1"
         " JOIN history_touches t1 ON t1.path_id = p1.id JOIN history_commits c ON c.id = t1.commit_id"
         " JOIN history_touches t2 ON t2.commit_id = c.id JOIN history_paths p2 ON p2.id = t2.path_id"
-        f" WHERE p1.path IN ({marks}) AND c.n_files <= ? AND c.time < ?",
+        f" WHERE p1.path IN ({marks(seeds)}) AND c.n_files <= ? AND c.time < ?",
         (*seeds, MAX_COMMIT_FILES, before),
     )
     return [Touch(*r) for r in rows]
@@ -174,12 +160,10 @@ def seed_touches(db: sqlite3.Connection, seeds: Sequence[str], *, before: int = 
 def activity_rows(db: sqlite3.Connection, paths: Sequence[str], *, before: int = NO_CUTOFF) -> dict[str, tuple[int, int]]:
     """path -> (commits before `before` that touched it, time of the last one)."""
     out: dict[str, tuple[int, int]] = {}
-    paths = list(paths)
-    for i in range(0, len(paths), 500):
-        chunk = paths[i : i + 500]
+    for chunk in chunked(paths):
         for path, n, last in db.execute(
             "SELECT p.path, count(*), max(c.time) FROM history_paths p JOIN history_touches t ON t.path_id = p.id"
-            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({','.join('?' * len(chunk))})"
+            f" JOIN history_commits c ON c.id = t.commit_id WHERE p.path IN ({marks(chunk)})"
             " AND c.time < ? GROUP BY p.path",
             (*chunk, before),
         ):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from graphguard.store import Store
+from graphguard.store.db import rollback
 
 
 def after_index(store: Store, root: str, head: str, *, text: bool = True, by: str = "index") -> None:
@@ -27,8 +28,7 @@ def after_index(store: Store, root: str, head: str, *, text: bool = True, by: st
             textindex.ensure(db, head, lambda shas: source.blobs(root, shas), lambda a, b: source.changed_paths(root, a, b),
                              by=by)
     except Exception as e:  # noqa: BLE001 - retrieval's indexes are a cache; the graph is what matters here
-        if db.in_transaction:
-            db.execute("ROLLBACK")
+        rollback(db)
         print(f"graphguard: warning: retrieval indexes not updated: {e}", file=sys.stderr)
 
 

@@ -11,20 +11,21 @@ import sqlite3
 from graphguard.errors import GraphguardError
 from graphguard.retrieval import rank
 from graphguard.retrieval.fit import FittedProfile
+from graphguard.store.schema import MetaKey, meta, set_meta
 
-META_KEY = "retrieval_fit"
+META_KEY = MetaKey.RETRIEVAL_FIT.value  # the old name
 
 
 def load(db: sqlite3.Connection) -> FittedProfile | None:
     """The stored fitted profile; None when there is none or it does not decode."""
     try:
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+        value = meta(db, MetaKey.RETRIEVAL_FIT)
     except sqlite3.Error:
         return None
-    if not row or not isinstance(row[0], str):
+    if not isinstance(value, str):
         return None
     try:
-        return FittedProfile.from_json(row[0])
+        return FittedProfile.from_json(value)
     except ValueError:
         return None
 
@@ -32,7 +33,7 @@ def load(db: sqlite3.Connection) -> FittedProfile | None:
 def save(db: sqlite3.Connection, fitted: FittedProfile) -> None:
     """Store it (the caller holds the write lock)."""
     with db:
-        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (META_KEY, fitted.to_json()))
+        set_meta(db, MetaKey.RETRIEVAL_FIT, fitted.to_json())
 
 
 def in_use(fitted: FittedProfile | None) -> str:

@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from graphguard.retrieval.tokenize import Doc, Span, path_tokens, split_source
-from graphguard.store.schema import TEXT_SCHEMA
+from graphguard.store import paths as stored_paths
+from graphguard.store import symbols as stored_symbols
+from graphguard.store.db import chunked, marks, rollback, transaction
+from graphguard.store.schema import TEXT_SCHEMA, MetaKey, meta, set_meta
 
 #: Bump when the tokenizer or the documents change: the cache and the index are rebuilt.
 TEXT_VERSION = "3"
@@ -86,11 +89,9 @@ TABLES = ("text_blobs", "text_files", "text_docs", "text_fts", "text_vocab")
 def is_current(db: sqlite3.Connection, head: str) -> bool:
     """Whether the index describes `head`, and all its tables are there (a table gone is damage: not current,
     so that `ensure` rebuilds it)."""
-    row = db.execute("SELECT value FROM meta WHERE key = 'text_state'").fetchone()
-    if not row or row[0] != f"{TEXT_VERSION}:{head}":
+    if meta(db, MetaKey.TEXT_STATE) != f"{TEXT_VERSION}:{head}":
         return False
-    marks = ",".join("?" * len(TABLES))
-    return bool(db.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})", TABLES).fetchone()[0] == len(TABLES))
+    return bool(db.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks(TABLES)})", TABLES).fetchone()[0] == len(TABLES))
 
 
 #: A commit's diff longer than this is compared table to table instead (as fast, and one query).
@@ -108,7 +109,7 @@ class Work(NamedTuple):
 
 
 #: meta key of the last `ensure` that changed the index: JSON {"by": ..., "head": ..., "files": n, "tokenized": n}.
-WORK_KEY = "text_work"
+WORK_KEY = MetaKey.TEXT_WORK.value
 
 
 def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
@@ -123,8 +124,7 @@ def ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], 
             return 0
         return _ensure(db, head, read_blobs, differ, by).files
     except _DAMAGE as e:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
+        rollback(db)
         print(f"graphguard: warning: the text index is damaged ({e}); rebuilding it", file=sys.stderr)
         reset(db)
         return _ensure(db, head, read_blobs, None, by).files
@@ -146,26 +146,21 @@ def reset(db: sqlite3.Connection) -> None:
 def _ensure(db: sqlite3.Connection, head: str, read_blobs: Callable[[list[str]], dict[str, bytes]],
             differ: Differ | None, by: str) -> Work:
     changed = _changed_since(db, head, differ)
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(db):
         work = _update(db, read_blobs, changed)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('text_state', ?)", (f"{TEXT_VERSION}:{head}",))
+        set_meta(db, MetaKey.TEXT_STATE, f"{TEXT_VERSION}:{head}")
         db.execute("INSERT OR REPLACE INTO meta SELECT 'text_config', value FROM meta WHERE key = 'config'")
         if work.files:
             record = {"by": by, "head": head, "files": work.files, "tokenized": work.tokenized}
-            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (WORK_KEY, json.dumps(record, sort_keys=True)))
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+            set_meta(db, MetaKey.TEXT_WORK, json.dumps(record, sort_keys=True))
     return work
 
 
 def last_work(db: sqlite3.Connection) -> dict[str, object] | None:
     """The record of the last `ensure` that changed the index (None when there is none or it is unreadable)."""
-    row = db.execute("SELECT value FROM meta WHERE key = ?", (WORK_KEY,)).fetchone()
+    row = meta(db, MetaKey.TEXT_WORK)
     try:
-        value = json.loads(row[0]) if row else None
+        value = json.loads(row) if row is not None else None
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -198,11 +193,9 @@ def _differences(db: sqlite3.Connection, changed: Sequence[str] | None) -> tuple
         return dict(db.execute(stale_q)), {p: (i, b, m) for i, p, b, m in db.execute(fresh_q)}
     stale: dict[str, str] = {}
     fresh: dict[str, tuple[int, str, str]] = {}
-    for i in range(0, len(changed), 500):
-        chunk = list(changed[i : i + 500])
-        marks = ",".join("?" * len(chunk))
-        stale.update(db.execute(f"{stale_q} AND t.path IN ({marks})", chunk))
-        fresh.update((p, (fid, b, m)) for fid, p, b, m in db.execute(f"{fresh_q} AND f.path IN ({marks})", chunk))
+    for chunk in chunked(changed):
+        stale.update(db.execute(f"{stale_q} AND t.path IN ({marks(chunk)})", chunk))
+        fresh.update((p, (fid, b, m)) for fid, p, b, m in db.execute(f"{fresh_q} AND f.path IN ({marks(chunk)})", chunk))
     return stale, fresh
 
 
@@ -213,13 +206,12 @@ ROUND = 500
 
 def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, bytes]],
             changed: Sequence[str] | None = None) -> Work:
-    version = db.execute("SELECT value FROM meta WHERE key = 'text_version'").fetchone()
-    if not version or version[0] != TEXT_VERSION:
+    if meta(db, MetaKey.TEXT_VERSION) != TEXT_VERSION:
         for table in ("text_blobs", "text_files", "text_docs"):
             db.execute(f"DELETE FROM {table}")
         db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('text_version', ?)", (TEXT_VERSION,))
+        set_meta(db, MetaKey.TEXT_VERSION, TEXT_VERSION)
         changed = None
     # What differs between the two tables: after a commit a few paths of 100,000.
     indexed, current = _differences(db, changed)
@@ -233,7 +225,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
         db.execute("INSERT INTO text_fts(text_fts) VALUES ('delete-all')")
         db.execute("DELETE FROM text_docs")
         db.execute("DELETE FROM text_files")
-        current = {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
+        current = stored_paths.module_rows(db)
         stale, fresh = [], sorted(current)
     for path in stale:
         ptoks = " ".join(path_tokens(path))
@@ -247,7 +239,7 @@ def _update(db: sqlite3.Connection, read_blobs: Callable[[list[str]], dict[str, 
     tokenized = 0
     for i in range(0, len(fresh), ROUND):
         tokenized += _index_round(db, read_blobs, fresh[i : i + ROUND], current)
-    live = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    live = stored_paths.file_count(db)
     if _cached_blobs(db, tokenized) > CACHE_SLACK * live + 1000:
         db.execute("DELETE FROM text_blobs WHERE blob NOT IN (SELECT blob FROM text_files)")
         db.execute("DELETE FROM meta WHERE key = 'text_blobs'")
@@ -294,18 +286,16 @@ def _text_of(data: bytes | None) -> str:
 def _cached_blobs(db: sqlite3.Connection, added: int) -> int:
     """How many blobs the cache holds, `added` new ones included: a count kept in meta, since counting the table
     reads all of it (20 ms at 100,000 files, on every commit's hook)."""
-    row = db.execute("SELECT value FROM meta WHERE key = 'text_blobs'").fetchone()
-    n = int(row[0]) + added if row and str(row[0]).isdigit() else db.execute("SELECT count(*) FROM text_blobs").fetchone()[0]
-    db.execute("INSERT OR REPLACE INTO meta VALUES ('text_blobs', ?)", (str(n),))
+    kept = meta(db, MetaKey.TEXT_BLOBS)
+    n = int(kept) + added if kept is not None and str(kept).isdigit() else db.execute("SELECT count(*) FROM text_blobs").fetchone()[0]
+    set_meta(db, MetaKey.TEXT_BLOBS, str(n))
     return int(n)
 
 
 def _load_cache(db: sqlite3.Connection, shas: Iterable[str]) -> dict[str, list[tuple[str, str, int, int, str, str, str]]]:
-    shas = list(shas)
     out = {}
-    for i in range(0, len(shas), 500):
-        chunk = shas[i : i + 500]
-        for sha, data in db.execute(f"SELECT blob, docs FROM text_blobs WHERE blob IN ({','.join('?' * len(chunk))})", chunk):
+    for chunk in chunked(shas):
+        for sha, data in db.execute(f"SELECT blob, docs FROM text_blobs WHERE blob IN ({marks(chunk)})", chunk):
             out[sha] = _decode(data)
     return out
 
@@ -318,8 +308,7 @@ def _spans_by_blob(db: sqlite3.Connection, paths: list[str], current: dict[str, 
         if blob in out:
             continue
         prefix = len(module) + 1
-        out[blob] = [(q[prefix:], k, a, b) for q, k, a, b in
-                     db.execute("SELECT qualname, kind, line, end_line FROM symbols WHERE file_id = ? ORDER BY line", (fid,))]
+        out[blob] = [(q[prefix:], k, a, b) for q, k, a, b in stored_symbols.spans_of(db, fid)]
     return out
 
 

@@ -21,6 +21,8 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo, ensure_current, open_repo
+from graphguard.store.db import file_of, read_transaction
+from graphguard.store.schema import head as graph_head
 
 #: A stat's identity: (inode, size, mtime in ns); None for a missing file.
 Stamp = tuple[int, int, int] | None
@@ -105,8 +107,7 @@ class Session:
         if conn is None:
             return False
         try:
-            row = conn.execute("PRAGMA database_list").fetchone()
-            held = row[2] if row else ""
+            held = file_of(conn)
         except sqlite3.Error:
             return True
         return not held or not os.path.exists(held) or not os.path.samefile(held, self.repo.store.graph_path)
@@ -124,16 +125,11 @@ class Session:
 
                 ensure_indexes(self.repo.store, self.root, head)
                 self._indexed = head
-            db = self.repo.store.graph
-            db.execute("BEGIN")
-            try:
+            with read_transaction(self.repo.store.graph):
                 # The first read fixes the transaction's view of the database: it must be the graph of `head`.
-                if self.repo.store.meta("head") == head:
+                if graph_head(self.repo.store) == head:
                     yield head
                     return
-            finally:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
             self._probe = None  # a writer moved it between the refresh and the read: look again
         raise GraphguardError("the graph keeps changing under the server (another process is rewriting it); try again")
 

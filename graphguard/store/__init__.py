@@ -32,11 +32,10 @@ from collections.abc import Iterator
 from graphguard.errors import GraphguardError
 from graphguard.files import ensure_dir
 from graphguard.store.blobs import BlobCache
-from graphguard.store.db import _is_file, _remove, _rollback, _unlink_foreign, _writable, is_damage, open_db, storage_error, stored_version
+from graphguard.store.db import _is_file, _remove, _unlink_foreign, _writable, is_damage, open_db, storage_error, stored_version, transaction
 from graphguard.store.lock import Lock
-from graphguard.store.schema import BLOB_SCHEMA, BLOB_SCHEMA_VERSION, GRAPH_SCHEMA
+from graphguard.store.schema import BLOB_SCHEMA, BLOB_SCHEMA_VERSION, GRAPH_SCHEMA, GRAPH_VERSION, head
 from graphguard.store.snapshots import Snapshots, _folder_size, _remove_tree
-from graphguard.versions import FACTS_VERSION, SCHEMA_VERSION
 
 
 class Store(Snapshots, BlobCache):
@@ -51,14 +50,13 @@ class Store(Snapshots, BlobCache):
         # Made by this process: a first build that fails removes them (drop_unbuilt).
         self._graph_created = self._blobs_created = False
 
-    #: Facts of another parser version mean a graph resolved from them: rebuild it too.
-    graph_version = SCHEMA_VERSION * 1000 + FACTS_VERSION
+    graph_version = GRAPH_VERSION  # the old name (schema.GRAPH_VERSION)
 
     @property
     def graph(self) -> sqlite3.Connection:
         if self._graph is None:
             self._graph_created = self._graph_created or not _is_file(self.graph_path)
-            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, self.graph_version, "graph")
+            self._graph = open_db(self.graph_path, GRAPH_SCHEMA, GRAPH_VERSION, "graph")
         return self._graph
 
     @property
@@ -99,10 +97,10 @@ class Store(Snapshots, BlobCache):
 
     def _built(self) -> bool:
         """Whether a build of the graph ever completed (it names its commit); opens the graph only when it is there."""
-        if self._graph is None and stored_version(self.graph_path) != self.graph_version:
+        if self._graph is None and stored_version(self.graph_path) != GRAPH_VERSION:
             return False
         try:
-            return self.meta("head") is not None
+            return head(self) is not None
         except (GraphguardError, sqlite3.Error):
             return False
 
@@ -147,14 +145,8 @@ class Store(Snapshots, BlobCache):
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = self.graph
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(self.graph) as conn:
             yield conn
-        except BaseException:
-            _rollback(conn)
-            raise
-        conn.execute("COMMIT")
 
     # snapshots: copies of the graph at recent commits, so that going back to one costs a copy, not a resolution
 

@@ -7,7 +7,7 @@ import zlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from graphguard.store.db import _rollback, _warn
+from graphguard.store.db import _warn, chunked, marks, transaction
 
 
 class BlobCache:
@@ -23,11 +23,9 @@ class BlobCache:
     # blob cache
 
     def known_blobs(self, shas: Iterable[str]) -> set[str]:
-        shas = list(shas)
         found: set[str] = set()
-        for i in range(0, len(shas), 500):
-            chunk = shas[i : i + 500]
-            q = f"SELECT sha FROM blobs WHERE sha IN ({','.join('?' * len(chunk))})"
+        for chunk in chunked(shas):
+            q = f"SELECT sha FROM blobs WHERE sha IN ({marks(chunk)})"
             found.update(r[0] for r in self.blobs.execute(q, chunk))
         return found
 
@@ -55,14 +53,9 @@ class BlobCache:
         if self._blobs_readonly:
             return  # a cache: what cannot be kept is parsed again next time
         encoded = [(sha, raw.encode("utf-8")) for sha, raw in rows]
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO blobs(sha, facts, crc) VALUES (?, ?, ?)",
                              ((sha, data, _checksum(sha, data)) for sha, data in encoded))
-        except BaseException:
-            _rollback(conn)
-            raise
-        conn.execute("COMMIT")
 
 
 def _checksum(sha: str, data: bytes) -> int:

@@ -8,6 +8,8 @@ import os
 import sqlite3
 import sys
 import urllib.parse
+from collections.abc import Iterable, Iterator, Sized
+from typing import TypeVar
 
 from graphguard import files
 from graphguard.errors import GraphguardError
@@ -17,6 +19,8 @@ try:
     import resource
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
+
+T = TypeVar("T")
 
 # SQLite's primary result codes (the low byte of an extended one) that tell what went wrong.
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
@@ -217,9 +221,61 @@ def _open_readonly(path: str, version: int, what: str) -> sqlite3.Connection:
 
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection, *, join: bool = False) -> Iterator[sqlite3.Connection]:
+    """One write transaction (BEGIN IMMEDIATE: the write lock first, so no reader's snapshot blocks the commit),
+    rolled back on any exception. `join`: when one is open already, run inside it (its owner commits)."""
+    if join and conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        rollback(conn)
+        raise
+    conn.execute("COMMIT")
+
+
+@contextlib.contextmanager
+def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A read transaction: the first read fixes the view of the database until the block ends (rolled back:
+    nothing was written)."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        rollback(conn)
+
+
+#: Bound parameters per statement (SQLite allows at least 999).
+CHUNK = 500
+
+
+def chunked(seq: Iterable[T], n: int = CHUNK) -> Iterator[list[T]]:
+    """`seq` in lists of at most `n`, in order (none when it is empty)."""
+    items = list(seq)
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+def marks(n: int | Sized) -> str:
+    """The placeholders of an `IN (...)` of n values (or of as many as `n` holds)."""
+    return ",".join("?" * (n if isinstance(n, int) else len(n)))
+
+
+def rollback(conn: sqlite3.Connection) -> None:
     """Roll back what is still open: after a full disk or an I/O error SQLite may have done it already,
     and a second error would hide the first."""
     if conn.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
+
+
+_rollback = rollback  # the old name
+
+
+def file_of(conn: sqlite3.Connection) -> str:
+    """The path of the file the connection's main database reads ('' for one in memory)."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2] or "") if row else ""

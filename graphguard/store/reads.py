@@ -8,10 +8,12 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from graphguard.model import CallShape, Resolution, Use, UseKind
+from graphguard.store.db import chunked, marks
+from graphguard.store.schema import MetaKey
 
 __all__ = ["CodeGraph", "SymbolRow", "Use"]
 
@@ -110,16 +112,14 @@ class CodeGraph:
     def _inherit_edges(self, classes: Sequence[str]) -> list[tuple[str, str]]:
         """(subclass, base) of every inherit site naming one of `classes` as subclass or as base."""
         out: list[tuple[str, str]] = []
-        for i in range(0, len(classes), 400):
-            chunk = list(classes[i : i + 400])
-            marks = ",".join("?" * len(chunk))
+        for chunk in chunked(classes, 400):
             out += self.db.execute(
-                f"SELECT scope, target FROM sites WHERE target IN ({marks}) AND kind = 'inherit'", chunk).fetchall()
+                f"SELECT scope, target FROM sites WHERE target IN ({marks(chunk)}) AND kind = 'inherit'", chunk).fetchall()
             # An inherit site's scope is the subclass, and it lies in the subclass's file: sites has no index on
             # scope, but one on the file.
             out += self.db.execute(
                 "SELECT s.scope, s.target FROM symbols c JOIN sites s ON s.file_id = c.file_id"
-                f" WHERE c.qualname IN ({marks}) AND c.kind = 'class' AND s.kind = 'inherit' AND s.scope = c.qualname"
+                f" WHERE c.qualname IN ({marks(chunk)}) AND c.kind = 'class' AND s.kind = 'inherit' AND s.scope = c.qualname"
                 " AND s.target IS NOT NULL", chunk).fetchall()
         return out
 
@@ -228,6 +228,55 @@ class CodeGraph:
             )
         )
 
+    def importers_of_module(self, path: str) -> list[tuple[str, int, str]]:
+        """(path, first line, module) of each file with an import resolved to the file at `path`."""
+        return list(self.db.execute(
+            "SELECT f.path, min(i.line), f.module FROM imports i JOIN files f ON f.id = i.file_id JOIN files t ON t.id = i.target_file"
+            " WHERE t.path = ? GROUP BY f.path", (path,)))
+
+    def importers_by_name(self, module: str, name: str) -> list[tuple[str, int, int]]:
+        """(path, line, line) of every stored `from module import name`."""
+        return list(self.db.execute(
+            "SELECT f.path, i.line, i.line FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ? AND i.name = ?",
+            (module, name),
+        ))
+
+    def call_shapes(self, path: str) -> list[tuple[str | None, int, str, int, int]]:
+        """(target, n_positional, keywords, has_star, has_starstar) of the stored calls in the file at `path`."""
+        return list(self.db.execute(
+            "SELECT s.target, s.n_positional, s.keywords, s.has_star, s.has_starstar FROM sites s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? AND s.kind = 'call'", (path,)))
+
+    def subclasses_of(self, cls: str) -> list[tuple[str, str]]:
+        """(path, scope) of the stored classes that name `cls` as a base."""
+        return list(self.db.execute(
+            "SELECT f.path, s.scope FROM sites s JOIN files f ON f.id = s.file_id WHERE s.target = ? AND s.kind = 'inherit'", (cls,)))
+
+    def limited_calls(self, name: str) -> list[tuple[str, int, int, int, str, str, str, int, str, int, int]]:
+        """Stored calls of `name` whose resolution a limit stopped: (path, line, end_line, col, scope, text, resolution,
+        n_positional, keywords, has_star, has_starstar)."""
+        return list(self.db.execute(
+            "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.text, s.resolution, s.n_positional, s.keywords, s.has_star, s.has_starstar"
+            " FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind = 'call'"
+            " AND s.resolution IN ('too-deep', 'too-long')",  # literals: so the partial index sites_limited_name applies
+            (name,),
+        ))
+
+    def files_naming(self, names: Collection[str]) -> set[str]:
+        """Paths of the files with a site or an import of one of `names`."""
+        q = marks(names)
+        rows = {p for (p,) in self.db.execute(f"SELECT DISTINCT f.path FROM sites s JOIN files f ON f.id = s.file_id WHERE s.name IN ({q})", tuple(names))}
+        rows |= {p for (p,) in self.db.execute(f"SELECT DISTINCT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.name IN ({q})", tuple(names))}
+        return rows
+
+    def paths(self) -> list[str]:
+        """Every stored path, in the order SQLite reads them (StoredPaths.all sorts)."""
+        return [p for (p,) in self.db.execute("SELECT path FROM files")]
+
+    def blobs_by_path(self) -> dict[str, str]:
+        """path -> blob of every stored file."""
+        return dict(self.db.execute("SELECT path, blob FROM files").fetchall())
+
     def tests_of(self, path: str) -> list[str]:
         return [
             r[0]
@@ -305,5 +354,5 @@ class CodeGraph:
 
     def _snapshot_warnings(self) -> list[tuple[str, str]]:
         """Warnings about files that are not in the graph at all (symlinks, undecodable names)."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'snapshot_warnings'").fetchone()
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.SNAPSHOT_WARNINGS.value,)).fetchone()
         return [(p, w) for p, w in json.loads(row[0])] if row and row[0] else []

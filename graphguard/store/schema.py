@@ -1,10 +1,61 @@
-"""The SQL schemas of the graph, the blob cache and the text index, and the blob cache's version."""
+"""The SQL schemas of the graph, the blob cache and the text index, their versions, and the graph's meta keys."""
 
 from __future__ import annotations
 
-from graphguard.versions import BLOB_VERSION, FACTS_VERSION
+import sqlite3
+from enum import Enum
+from typing import Protocol
+
+from graphguard.versions import BLOB_VERSION, FACTS_VERSION, SCHEMA_VERSION
 
 BLOB_SCHEMA_VERSION = BLOB_VERSION * 100 + FACTS_VERSION  # cached facts of another parser are re-parsed
+
+#: The graph's `PRAGMA user_version`. Facts of another parser version mean a graph resolved from them: rebuild it too.
+GRAPH_VERSION = SCHEMA_VERSION * 1000 + FACTS_VERSION
+
+
+class MetaKey(str, Enum):
+    """The keys of the graph's meta table (the values are what stored graphs hold: never change one)."""
+
+    HEAD = "head"  # the commit the graph describes ('' when there is none)
+    CONFIG = "config"  # the digest of the configuration it was built with
+    SNAPSHOT_WARNINGS = "snapshot_warnings"
+    MODULE_ROOTS = "module_roots2"
+    MODULE_LAYOUT = "module_layout2"
+    MODULE_LAYOUT_HEAD = "module_layout_head"
+    HISTORY_HEAD = "history_head"
+    TEXT_STATE = "text_state"
+    TEXT_VERSION = "text_version"
+    TEXT_BLOBS = "text_blobs"
+    TEXT_CONFIG = "text_config"
+    TEXT_WORK = "text_work"
+    RETRIEVAL_FIT = "retrieval_fit"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def meta(conn: sqlite3.Connection, key: MetaKey) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key.value,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: MetaKey, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key.value, value))
+
+
+class _HasMeta(Protocol):
+    def meta(self, key: str) -> str | None: ...
+
+
+def head(store: _HasMeta) -> str | None:
+    """The commit the stored graph describes (None before a first build, '' for a repository without one)."""
+    return store.meta(MetaKey.HEAD.value)
+
+
+def describes(store: _HasMeta, head: str | None, config_digest: str) -> bool:
+    """Whether the stored graph describes `head`, built with the configuration of this digest (two meta reads)."""
+    return store.meta(MetaKey.HEAD.value) == head and store.meta(MetaKey.CONFIG.value) == config_digest
 
 TEXT_SCHEMA = """
 -- Retrieval's text index (graphguard/retrieval/textindex.py): token text per blob, BM25 over symbols.

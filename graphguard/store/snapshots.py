@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from graphguard import files
 from graphguard.errors import GraphguardError
 from graphguard.files import ensure_dir
-from graphguard.store.db import _connect_readonly, _remove, _rollback, _warn, is_damage
+from graphguard.store.db import _connect_readonly, _remove, _warn, is_damage, marks, rollback
+from graphguard.store.schema import GRAPH_VERSION
 
 #: Snapshots of the graph (`<git-dir>/graphguard/snapshots/<head>.sqlite3`): at most this many, none unused for
 #: longer than MAX_SNAPSHOT_AGE, together within this size (docs/contract.md, "The store on disk"). On ansible three
@@ -27,7 +28,6 @@ class Snapshots:
 
     if TYPE_CHECKING:
         dir: str
-        graph_version: int
 
         @property
         def graph(self) -> sqlite3.Connection: ...
@@ -92,11 +92,10 @@ class Snapshots:
         try:
             conn = _connect_readonly(path)
             try:
-                if conn.execute("PRAGMA user_version").fetchone()[0] != self.graph_version:
+                if conn.execute("PRAGMA user_version").fetchone()[0] != GRAPH_VERSION:
                     _remove(path)  # of another version: never of use again
                     return None
-                marks = ",".join("?" * len(keys))
-                return dict(conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", keys).fetchall())
+                return dict(conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks(keys)})", keys).fetchall())
             finally:
                 conn.close()
         except sqlite3.Error as e:
@@ -119,13 +118,13 @@ class Snapshots:
             problems = [str(r[0]) for r in src.execute("PRAGMA quick_check(3)")]
             version = src.execute("PRAGMA user_version").fetchone()[0]
             row = src.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
-            if problems != ["ok"] or version != self.graph_version or row is None or row[0] != head:
+            if problems != ["ok"] or version != GRAPH_VERSION or row is None or row[0] != head:
                 raise sqlite3.DatabaseError("; ".join(problems) if problems != ["ok"] else f"version {version}, head {row}")
             src.backup(self.graph)
         except sqlite3.Error as e:
             src.close()
             if self.graph.in_transaction:
-                _rollback(self.graph)
+                rollback(self.graph)
             _warn(f"the snapshot of the graph at {path} is damaged ({' '.join(str(e).split())[:120]}); dropping it")
             _remove(path)
             return False
