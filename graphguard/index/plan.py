@@ -40,7 +40,25 @@ def rebuild_is_cheaper(dirty: int, files: int) -> bool:
 DELTA_MAX = 2000
 
 
+@dataclass(frozen=True)
 class Plan:
+    """What an update does to the graph: the files added, modified and removed since the graph's commit, those
+    to re-resolve (`dirty`: the added and modified among them), and whether that is every file (`rebuild`: the
+    tables are emptied and written whole)."""
+
+    added: list[str]
+    modified: list[str]
+    removed: list[str]
+    dirty: set[str]
+    rebuild: bool = False
+
+    @property
+    def changed(self) -> set[str]:
+        """The files that get a new row and symbols: on a rebuild, every file."""
+        return self.dirty if self.rebuild else set(self.added) | set(self.modified)
+
+
+class Planning:
     """The planning half of `Indexer` (a mixin: the root, config and store are the indexer's)."""
 
     if TYPE_CHECKING:

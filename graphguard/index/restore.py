@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from graphguard import git
 from graphguard.errors import GraphguardError
-from graphguard.index.plan import Plan
+from graphguard.index.plan import Planning
 from graphguard.model import IndexResult
 
 if TYPE_CHECKING:
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 SNAPSHOT_FROM = 100
 
 
-class Restore(Plan):
-    """The snapshot half of `Indexer` (a mixin over `Plan`)."""
+class Restore(Planning):
+    """The snapshot half of `Indexer` (a mixin over `Planning`)."""
 
     if TYPE_CHECKING:
         phases: Phases

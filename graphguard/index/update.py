@@ -21,7 +21,7 @@ from graphguard.config import load as load_config
 from graphguard.index import progress
 from graphguard.index.dirty import Dirty
 from graphguard.index.facts import UNREADABLE
-from graphguard.index.plan import Entry, rebuild_is_cheaper
+from graphguard.index.plan import Entry, Plan, rebuild_is_cheaper
 from graphguard.index.progress import HOOK_VARIABLE, Phases
 from graphguard.index.restore import Restore
 from graphguard.index.storedmap import _StoredMap
@@ -147,6 +147,29 @@ class Indexer(Dirty, Restore):
             entries, warnings = self.snapshot(head)
             new = {e.path: e for e in entries}
             old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+        plan, parsed, modmap, digests = self._plan(new, old, rebuild=rebuild)
+        gone = set(plan.removed)
+        ids = {p: v[0] for p, v in old.items() if p not in gone}
+        next_id = max(ids.values(), default=0) + 1
+        for path in sorted(plan.changed - ids.keys()):  # the ids SQLite would give them, in the order it would
+            ids[path] = next_id
+            next_id += 1
+        job = _Job(self, new, ids, plan.changed, modmap, digests, sorted(plan.dirty | plan.changed))
+        sources = resolve(self, job)
+        self.save_facts()
+        self._write(head, job, sources, [old[p][0] for p in plan.removed], [old[p][0] for p in plan.changed if p in old],
+                    [old[p][0] for p in plan.dirty if p in old], warnings, rebuild=plan.rebuild, roots=modmap.roots,
+                    layout=Layout.of(new, self.config.test_data))
+        for e in entries:
+            f = self._facts.get(e.blob)
+            warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
+        return IndexResult(head, files=len(new), parsed=parsed, resolved=len(plan.dirty), warnings=warnings)
+
+    def _plan(
+        self, new: dict[str, Entry], old: dict[str, tuple[int, str, str, str]], *, rebuild: bool
+    ) -> tuple[Plan, int, ModuleMap, dict[str, dict[str, str]]]:
+        """The plan of an update from the stored rows `old` to the tree `new`, and what making it took: how many
+        blobs it parsed, the module map of `new`, the interface digests of the changed files (none when cold)."""
         added = [p for p in new if p not in old]
         removed = [p for p in old if p not in new]
         if not old and self.progress and len(added) >= progress.SHOW_FROM:
@@ -173,23 +196,7 @@ class Indexer(Dirty, Restore):
             if rebuild_is_cheaper(len(dirty), len(new)):
                 dirty = set(new)
         # Only when every file is re-resolved may the tables be emptied and rewritten whole.
-        rebuild = dirty == set(new)
-        changed = set(new) if rebuild else set(added) | set(modified)
-        gone = set(removed)
-        ids = {p: v[0] for p, v in old.items() if p not in gone}
-        next_id = max(ids.values(), default=0) + 1
-        for path in sorted(changed - ids.keys()):  # the ids SQLite would give them, in the order it would
-            ids[path] = next_id
-            next_id += 1
-        job = _Job(self, new, ids, changed, modmap, digests, sorted(dirty | changed))
-        sources = resolve(self, job)
-        self.save_facts()
-        self._write(head, job, sources, [old[p][0] for p in removed], [old[p][0] for p in changed if p in old],
-                    [old[p][0] for p in dirty if p in old], warnings, rebuild=rebuild, roots=modmap.roots, layout=Layout.of(new, self.config.test_data))
-        for e in entries:
-            f = self._facts.get(e.blob)
-            warnings.extend((e.path, w) for w in (f.warnings if f is not None else self._warned.get(e.blob, ())))
-        return IndexResult(head, files=len(new), parsed=parsed, resolved=len(dirty), warnings=warnings)
+        return Plan(added, modified, removed, dirty, rebuild=dirty == set(new)), parsed, modmap, digests
 
     def _rows(self, job: _Job, paths: list[str], tick: Callable[[int], None] | None = None) -> _Rows:
         """The rows of `paths` (sorted): a changed file's row and symbols, and every file's sites, imports and edges."""
