@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from graphguard import git
 from graphguard.errors import LockTimeout
-from graphguard.indexer import Indexer
+from graphguard.index.update import Indexer
 from graphguard.store import Store
 from graphguard.store.lock import Lock
 from tests.graphdump import QUERIES, differences, dump

@@ -66,7 +66,7 @@ def drop_graph(repo: str, blobs_too: bool) -> None:
 #: indexer's time per phase, the total, and the peak RSS of this process and of its workers.
 COLD_DRIVER = """
 import json, resource, sys, time
-import graphguard.indexer as ix
+import graphguard.index.update as ix
 from graphguard.repo import ensure_current, open_repo
 seen = []
 update = ix.Indexer.update
@@ -92,7 +92,7 @@ def _raw_chunk(chunk: list[bytes]) -> None:
 def raw_parse(blobs: list[bytes], workers: int) -> float:
     """Seconds to parse and query every blob with tree-sitter alone: in this process, or in `workers` forked
     processes with the indexer's chunking (big files first, interleaved chunks of CHUNK)."""
-    from graphguard.indexer import CHUNK
+    from graphguard.index.facts import CHUNK
 
     t = time.perf_counter()
     if workers == 1:

@@ -70,7 +70,7 @@ def _ensure_current(
         return IndexResult(head, noop=True)
     if wait and head is not None and wait_for_refresher(repo, head, config):
         return IndexResult(head, noop=True)
-    from graphguard.indexer import Indexer
+    from graphguard.index.update import Indexer
 
     result = Indexer(repo.paths, repo.store, progress=progress, lock_timeout=lock_timeout, config=config,
                      text_index=text_index).update(head)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from graphguard import git
 from graphguard.config import load as load_config
-from graphguard.indexer import Indexer
+from graphguard.index.update import Indexer
 from graphguard.repo import IndexResult, open_repo
 from graphguard.store import Store
 from tests.graphdump import dump

@@ -7,7 +7,7 @@ import pytest
 
 from graphguard.check.overlay import written_calls
 from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards
-from graphguard.indexer import parse_blob
+from graphguard.index.facts import parse_blob
 from graphguard.languages.python.binding import CallShape
 from graphguard.languages.python.signature import Signature, extract
 from graphguard.model import FileFacts, FileResolution, Resolution, Site, Use, UseKind

@@ -114,11 +114,11 @@ BIG = {
 @pytest.fixture
 def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """What the check parsed: "tree-sitter" for each new version's facts, "python" for each syntax check."""
-    from graphguard import indexer
     from graphguard.check import interface
+    from graphguard.index import facts
 
     done: list[str] = []
-    real_parse, real_readability = indexer.parse_blob, interface._readability
+    real_parse, real_readability = facts.parse_blob, interface._readability
 
     def parse_blob(data: bytes) -> str:
         done.append("tree-sitter")
@@ -128,7 +128,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         done.append("python")
         return real_readability(data)
 
-    monkeypatch.setattr(indexer, "parse_blob", parse_blob)
+    monkeypatch.setattr(facts, "parse_blob", parse_blob)
     monkeypatch.setattr(interface, "_readability", readability)
     yield done
 

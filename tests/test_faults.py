@@ -21,7 +21,8 @@ import pytest
 
 from graphguard import git
 from graphguard.errors import LockTimeout
-from graphguard.indexer import PARALLEL_THRESHOLD, Indexer
+from graphguard.index.facts import PARALLEL_THRESHOLD
+from graphguard.index.update import Indexer
 from graphguard.store import Store
 from graphguard.store.lock import Lock
 from tests.graphdump import differences, dump
@@ -225,13 +226,13 @@ def test_a_worker_dies_with_its_parent(tmp_path: Path, started: list[subprocess.
     """The worker initializer alone, both ways (the watchdog is what other platforms get)."""
     parent = (
         "import os, sys, time\n"
-        "from graphguard import indexer\n"
+        "from graphguard.index import workers\n"
         f"if not {prctl}:\n"
-        "    indexer._kill_me_with_my_parent = lambda: False\n"
+        "    workers._kill_me_with_my_parent = lambda: False\n"
         "me = os.getpid()\n"
         "child = os.fork()\n"
         "if child == 0:\n"
-        "    indexer._die_with_parent(me)\n"
+        "    workers._die_with_parent(me)\n"
         "    time.sleep(120)\n"
         "    os._exit(0)\n"
         "print(child, flush=True)\n"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from graphguard.indexer import PARALLEL_THRESHOLD, parse_blob, parse_blobs
+from graphguard.index.facts import PARALLEL_THRESHOLD, parse_blob, parse_blobs
 from graphguard.languages import MAX_BYTES
 from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
 from tests.helpers import GitRepo, Result, cli_command
@@ -526,11 +526,11 @@ class _Terminal(io.StringIO):
 @pytest.mark.parametrize("pre_commit", [False, True])
 def test_progress_on_a_terminal_has_a_line_per_phase(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch,
                                                      pre_commit: bool) -> None:
-    from graphguard import indexer
+    from graphguard.index import progress
     from graphguard.repo import ensure_current, open_repo
 
     repo = make_repo({f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(6)} | {"pkg/__init__.py": ""})
-    monkeypatch.setattr(indexer, "SHOW_FROM", 2)
+    monkeypatch.setattr(progress, "SHOW_FROM", 2)
     if pre_commit:
         monkeypatch.setenv("PRE_COMMIT", "1")
     terminal = _Terminal()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from graphguard import indexer
+from graphguard.index import restore, workers
 from tests.graphdump import differences, dump
 from tests.helpers import GitRepo, Result
 
@@ -57,7 +57,7 @@ def fresh_dump(graphguard: Run, repo: GitRepo) -> dict[str, list[tuple[object, .
 
 @pytest.fixture
 def two_branches(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    monkeypatch.setattr(indexer, "SNAPSHOT_FROM", 5)
+    monkeypatch.setattr(restore, "SNAPSHOT_FROM", 5)
     repo = make_repo(package(12, "main"))
     repo.git("checkout", "-q", "-b", "other")
     repo.commit("other", package(12, "other") | {"pkg/extra.py": "from pkg.m3 import f3\nf3(1)\n"})
@@ -146,7 +146,7 @@ def test_parallel_resolution_writes_the_graph_a_serial_one_writes(make_repo: Cal
     repo = make_repo(package(40, "main") | {"tests/test_m.py": "from pkg.m7 import f7\nf7(1)\n"})
     index(graphguard, repo)
     serial = dump(repo.graph_path)
-    monkeypatch.setattr(indexer, "PARALLEL_RESOLVE", 2)
+    monkeypatch.setattr(workers, "PARALLEL_RESOLVE", 2)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     repo.graph_path.unlink()
     index(graphguard, repo)
@@ -156,7 +156,7 @@ def test_parallel_resolution_writes_the_graph_a_serial_one_writes(make_repo: Cal
     repo.commit("every file", package(40, "again"))
     index(graphguard, repo)
     parallel = dump(repo.graph_path)
-    monkeypatch.setattr(indexer, "PARALLEL_RESOLVE", 10_000)
+    monkeypatch.setattr(workers, "PARALLEL_RESOLVE", 10_000)
     assert differences(parallel, fresh_dump(graphguard, repo)) == []
 
 

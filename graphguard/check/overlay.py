@@ -25,7 +25,7 @@ from graphguard.store.schema import MetaKey, head
 
 if TYPE_CHECKING:
     from graphguard.config import Config
-    from graphguard.indexer import Indexer
+    from graphguard.index.update import Indexer
     from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.signature import Signature
     from graphguard.model import FileResolution, Site
@@ -118,7 +118,7 @@ class Overlay:
         return self._stored
 
     def old_facts(self, path: str) -> FileFacts | None:
-        from graphguard.indexer import parse_blob
+        from graphguard.index.facts import parse_blob
 
         old = self.sides.old
         if path in old.data:
@@ -204,7 +204,7 @@ _NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
 def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True) -> Overlay:
     """`config`: the folders of test data it names decide the module names. `cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
     contents writes nothing, and most proposals are never committed)."""
-    from graphguard.indexer import Indexer
+    from graphguard.index.update import Indexer
 
     store = repo.store
     indexer = Indexer(repo.paths, store)
@@ -310,7 +310,7 @@ def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
 def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str, str]) -> Facts:
     """Tree-sitter facts of the new versions (`known`: the JSON of those of a comment edit, decoded when
     asked for); they go to the blob cache: once the commit lands, bringing the graph to it costs no parse."""
-    from graphguard.indexer import parse_blob
+    from graphguard.index.facts import parse_blob
 
     new_facts = Facts()
     fresh_rows = []

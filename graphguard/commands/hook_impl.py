@@ -20,7 +20,7 @@ def hook_impl(repo_path: str, hook_type: str, args: Sequence[str]) -> int:
 
         from graphguard.commands.check import check
 
-        # A cold index inside the hook shows its progress on any stderr (graphguard.indexer reads it).
+        # A cold index inside the hook shows its progress on any stderr (graphguard.index.update reads it).
         os.environ["GRAPHGUARD_HOOK"] = hook_type
         return check(repo_path, staged=True)
     reads_stdin = hook_type in ("post-rewrite", "pre-push")

@@ -1,0 +1,1 @@
+"""Building and updating the graph from git blobs: `update.Indexer` plans, parses, resolves and writes."""
