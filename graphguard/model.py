@@ -36,7 +36,7 @@ class WireEnum(str, enum.Enum):
         return format(str(self.value), spec)
 
 
-class DefKind(enum.Enum):
+class DefKind(WireEnum):
     FUNCTION = "function"
     METHOD = "method"
     CLASS = "class"
