@@ -142,7 +142,7 @@ def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
         new = c.new.sha[:12] if c.new is not None and c.new.mode == git.MODE_SUBMODULE else None
         if old is not None and new is not None:
             what = f"moved {old}..{new}"
-        elif old is not None and c.status == "M":  # against the working tree git names no new commit
+        elif old is not None and c.status is git.ChangeStatus.MODIFIED:  # against the working tree git names no new commit
             what = f"moved {old}..(the commit checked out)"
         elif old is not None:
             what = f"removed (was {old})"
@@ -171,7 +171,7 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     if proposals is not None:
         raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status is git.ChangeStatus.UNMERGED),
                    excluded=excluded, submodules=moved, renamed=_renamed(root, old_rev, new, raw) if proposals is None else {})
 
 
@@ -188,8 +188,8 @@ def _is_gitlink(c: git.RawChange) -> bool:
 def _renamed(root: str, old_rev: str, new_rev: str, raw: list[git.RawChange]) -> dict[str, str]:
     """new path -> old path of the changed Python files git pairs as renamed; asked of git only when
     a Python file was added and another deleted (a commit that moves nothing pays nothing)."""
-    added = {c.path for c in raw if c.status == "A"}
-    deleted = {c.path for c in raw if c.status == "D"}
+    added = {c.path for c in raw if c.status is git.ChangeStatus.ADDED}
+    deleted = {c.path for c in raw if c.status is git.ChangeStatus.DELETED}
     if not added or not deleted:
         return {}
     return {new: old for new, old in git.renames(root, old_rev, new_rev).items() if new in added and old in deleted}
@@ -216,7 +216,7 @@ def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals
         old = at_old.get(path)
         if old is None and proposed[path] is None:
             continue  # deleting a file that is neither committed nor in the working tree: nothing changes
-        kept.append(git.RawChange("A" if old is None else "M", path, old, None))
+        kept.append(git.RawChange(git.ChangeStatus.ADDED if old is None else git.ChangeStatus.MODIFIED, path, old, None))
     kept.sort(key=lambda c: c.path)
     return kept
 
