@@ -67,6 +67,13 @@ class Proposed:
 Target = Staged | Worktree | Commits | Proposed
 
 
+def target_of(old_rev: str, new: Target | str) -> Target:
+    """A target, or the one a new side's git name stands for (INDEX, WORKTREE or a commit: a caller that names it so)."""
+    if not isinstance(new, str):
+        return new
+    return Staged() if new == git.INDEX else Worktree() if new == git.WORKTREE else Commits(old_rev, new)
+
+
 class Revisions(NamedTuple):
     old: str  # a commit
     target: Target
@@ -212,13 +219,14 @@ def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
     return out
 
 
-def changed(root: str, config: Config, old_rev: str, target: Target,
+def changed(root: str, config: Config, old_rev: str, new_side: Target | str,
             stored_blob: Callable[[str], str | None] | None = None,
             worktree_diff: Callable[[str], list[git.RawChange]] | None = None) -> Changes:
     """The Python files that differ between two revisions and are not excluded (Proposed: the working
     tree's changes, those left out of the check dropped, and the proposed files; `stored_blob`: a
     Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
     tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
+    target = target_of(old_rev, new_side)
     new = git.WORKTREE if isinstance(target, Proposed) else target.rev
     if worktree_diff is not None and new == git.WORKTREE:
         listed, moved = worktree_diff(old_rev), []
@@ -305,7 +313,7 @@ def refuse_links(root: str, proposals: Proposals) -> None:
                 raise GraphguardError(f"{path}: a folder, not a file")
 
 
-def read_sides(root: str, old_rev: str, target: Target, changes: Changes) -> Sides:
+def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes) -> Sides:
     """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff);
     the working tree's files for Worktree; for Proposed those, with the proposals laid over them."""
     warnings: list[FileWarning] = []
@@ -317,6 +325,7 @@ def read_sides(root: str, old_rev: str, target: Target, changes: Changes) -> Sid
         else:
             warnings.append(FileWarning(path, "file name is not valid UTF-8; not checked"))
     old_wanted = _wanted(paths, changes.old, warnings)
+    target = target_of(old_rev, new_side)
     proposals = target.proposals if isinstance(target, Proposed) else None
     on_disk = isinstance(target, (Worktree, Proposed))
     new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
