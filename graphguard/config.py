@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
-from graphguard import output
+from graphguard import codes, output
 from graphguard.errors import GraphguardError
 from graphguard.languages.python.modules import DEFAULT_TEST_DATA
 from graphguard.result import FileWarning, block_on_values
@@ -173,7 +173,7 @@ def _own_table(data: dict[str, Any], name: str) -> tuple[dict[str, Any], str]:
 
 def _unknown_block_on(key: str, values: list[str]) -> list[str]:
     known = block_on_values()
-    unknown = [v for v in values if v.split(":", 1)[0] not in known]
+    unknown = [v for v in values if not codes.known(v)]
     if not unknown:
         return []
     return [f"'{key}' has unknown {', '.join(repr(v) for v in unknown)} (known: {', '.join(sorted(known))})"]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from graphguard.errors import GraphguardError
+from graphguard.model import WireEnum
 
 INDEX = "INDEX"  # the staged snapshot, as a pseudo revision
 MODE_SYMLINK = "120000"
@@ -203,16 +204,30 @@ def read_blobs(root: str, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
 WORKTREE = "WORKTREE"  # the working tree, as a pseudo revision
 
 
+class ChangeStatus(WireEnum):
+    """The letter git's --name-status and --raw give a path (renames are off: a D and an A, both sides checked)."""
+
+    ADDED = "A"
+    COPIED = "C"
+    DELETED = "D"
+    MODIFIED = "M"
+    RENAMED = "R"
+    TYPE_CHANGED = "T"
+    UNMERGED = "U"
+    UNKNOWN = "X"
+    BROKEN = "B"
+
+
 @dataclass(frozen=True)
 class Change:
-    status: str  # A, M, D (renames are a D and an A: both sides are checked)
+    status: ChangeStatus
     path: str
 
 
 def parse_name_status(out: bytes) -> list[Change]:
     """`git diff --name-status -z --no-renames`: status NUL path NUL ..."""
     parts = zsplit(out)
-    return [Change(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+    return [Change(ChangeStatus(parts[i][0]), parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
 
 
 def diff(root: str, old: str, new: str) -> list[Change]:
@@ -226,7 +241,7 @@ def diff(root: str, old: str, new: str) -> list[Change]:
         out = run(root, *args, old, new)
     changes = parse_name_status(out)
     if new == WORKTREE:
-        changes += [Change("A", p) for p in untracked(root)]
+        changes += [Change(ChangeStatus.ADDED, p) for p in untracked(root)]
     return changes
 
 
@@ -234,7 +249,7 @@ def diff(root: str, old: str, new: str) -> list[Change]:
 class RawChange:
     """A changed path with its entry on each side (None: not there; for the working tree, not hashed)."""
 
-    status: str
+    status: ChangeStatus
     path: str
     old: TreeEntry | None
     new: TreeEntry | None
@@ -252,7 +267,7 @@ def parse_raw(out: bytes) -> list[RawChange]:
         path = parts[i + 1].decode("utf-8", "surrogateescape")
         old = TreeEntry(old_mode, old_sha, path) if old_mode != _NO_MODE else None
         new = TreeEntry(new_mode, new_sha, path) if new_mode != _NO_MODE and new_sha != _NO_SHA else None
-        changes.append(RawChange(status[:1], path, old, new))
+        changes.append(RawChange(ChangeStatus(status[:1]), path, old, new))
     return changes
 
 
@@ -265,7 +280,7 @@ def diff_raw(root: str, old: str, new: str, *, submodules: bool = False) -> list
         return parse_raw(run(root, *args, "--cached", old))
     if new == WORKTREE:
         others, out = run_both(root, _UNTRACKED, (*args, old))
-        return parse_raw(out) + [RawChange("A", p, None, None) for p in zsplit(others)]
+        return parse_raw(out) + [RawChange(ChangeStatus.ADDED, p, None, None) for p in zsplit(others)]
     return parse_raw(run(root, *args, old, new))
 
 

@@ -20,10 +20,11 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from graphguard.codes import Code, CodeName, name_of
 from graphguard.languages.python.binding import Binding, CallShape, bind, landing
 from graphguard.languages.python.signature import Param, ParamKind, Signature
 from graphguard.languages.python.targets import LIMIT_REASONS
-from graphguard.model import FileResolution, Resolution, Use, UseKind, WireEnum
+from graphguard.model import DefKind, FileResolution, Resolution, Use, UseKind, WireEnum
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 
 
@@ -109,12 +110,17 @@ class Forward:
     implicit_first: bool = False  # Python supplies the target's first parameter (`super().__init__`)
 
 
+#: The codes of a rename or move: a use that reaches the new definition is past them.
+_PAST = (CodeName.RENAMED, CodeName.MOVED)
+#: What a call that still binds meets when its target became async, or stopped being so.
+_ASYNC = {CodeName.BECAME_ASYNC: "now async: the call must be awaited", CodeName.BECAME_SYNC: "no longer async: awaiting it fails"}
+
 @dataclass(frozen=True)
 class ChangeContext:
     kind: ChangeKind
     qualname: str  # old full name
     new_qualname: str | None
-    breaking: tuple[str, ...]
+    breaking: tuple[Code, ...]
     after: Signature | None  # new signature of the symbol (a class: its constructor)
     is_method: bool
     class_name: str | None  # for a method: its class's name
@@ -188,7 +194,7 @@ def implicit_first(ctx: ChangeContext, use: Found, sig: Signature) -> bool:
 
 def _implicit(receiver: str, sig: Signature, *, class_name: str | None) -> bool:
     """For a method called on `receiver`: is its first parameter supplied by Python?"""
-    if sig.kind != "method" or sig.is_staticmethod:
+    if sig.kind is not DefKind.METHOD or sig.is_staticmethod:
         return False
     if sig.is_classmethod:
         return True
@@ -251,7 +257,7 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
     if use.kind == UseKind.INHERIT:
         return impact(Status.OK, "subclasses it")
     # A use that reaches the new definition is past the rename or move: only the shape counts.
-    breaking = [c for c in ctx.breaking if c.partition(":")[0] not in (*INFORMATIONAL, "renamed", "moved")]
+    breaking = [c for c in ctx.breaking if name_of(c) not in INFORMATIONAL and name_of(c) not in _PAST]
     if use.kind == UseKind.REFERENCE:
         if use.annotation:  # past the gone-name check above: the name still binds, and a type is not called
             return impact(Status.OK, "used as a type (an annotation, isinstance, cast): it names the definition and calls nothing")
@@ -265,9 +271,9 @@ def decide(ctx: ChangeContext, use: Found) -> CallerImpact:
         return impact(Status.UNKNOWN, "called through functools.partial: some arguments were bound elsewhere")
     now = bind(use.shape, sig, implicit_first=implicit_first(ctx, use, sig))
     status, reason = _judge(ctx, use, sig, now)
-    code = next((c for c in ctx.breaking if c in ("became-async", "became-sync")), None)
+    code = next((n for c in ctx.breaking if (n := name_of(c)) in _ASYNC), None)
     if code is not None and status is not Status.BROKEN:
-        return impact(Status.UNKNOWN, "now async: the call must be awaited" if code == "became-async" else "no longer async: awaiting it fails")
+        return impact(Status.UNKNOWN, _ASYNC[code])
     # A call that does not bind raises TypeError when it runs (an argument landing elsewhere raises nothing).
     fails = status is Status.BROKEN and now.status is Status.BROKEN
     return impact(status, reason, "TypeError" if fails else None)

@@ -36,7 +36,7 @@ class WireEnum(str, enum.Enum):
         return format(str(self.value), spec)
 
 
-class DefKind(enum.Enum):
+class DefKind(WireEnum):
     FUNCTION = "function"
     METHOD = "method"
     CLASS = "class"
@@ -383,12 +383,20 @@ class Site(NamedTuple):
     shape: CallShape = NO_CALL
 
 
+class ImportStatus(WireEnum):
+    """Where an import leads (the `imports.status` column)."""
+
+    INTERNAL = "internal"  # a module of this repository
+    EXTERNAL = "external"  # stdlib, third-party or builtins
+    UNRESOLVED = "unresolved"
+
+
 @dataclass(frozen=True)
 class ImportRow:
     line: int
     module: str  # absolute module name as imported (relative ones made absolute)
     name: str | None
-    status: str  # "internal" | "external" | "unresolved"
+    status: ImportStatus
     target_path: str | None
     scope: str
     type_checking: bool

@@ -6,11 +6,12 @@ import enum
 from dataclasses import dataclass, field
 
 from graphguard import codes
+from graphguard.codes import Code, CodeName
 from graphguard.model import Resolution, UseKind, WireEnum
 
 #: Change codes that never break a caller on their own.
-INFORMATIONAL = tuple(c.name for c in codes.TABLE if c.informational)
-#: Every change code sigdiff yields, by name (a code is "name" or "name:detail").
+INFORMATIONAL = frozenset(c.name for c in codes.TABLE if c.informational)
+#: Every change code sigdiff yields, by name.
 CODES = tuple(c.name for c in codes.TABLE if c.kind is codes.CodeKind.SIGNATURE)
 
 
@@ -26,12 +27,12 @@ class ChangeKind(WireEnum):
 
 
 #: The change kind (and code) of a file whose new version does not parse.
-SYNTAX_ERROR = ChangeKind.SYNTAX_ERROR.value
+SYNTAX_ERROR = Code(CodeName.SYNTAX_ERROR)
 
 
 def block_on_values() -> frozenset[str]:
     """What `block_on` may name: a change kind or a code's name (`param-removed`, or `param-removed:at`)."""
-    return frozenset(codes.BY_NAME)
+    return frozenset(n.value for n in codes.BY_NAME)
 
 
 class Status(enum.Enum):
@@ -89,7 +90,7 @@ class SymbolImpact:
     path: str
     line: int
     change: ChangeKind
-    breaking: tuple[str, ...]
+    breaking: tuple[Code, ...]
     before: str | None
     after: str | None
     callers: tuple[CallerImpact, ...] = ()
@@ -103,6 +104,7 @@ class SymbolImpact:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "change", ChangeKind(self.change))
+        object.__setattr__(self, "breaking", tuple(Code.of(c) for c in self.breaking))
 
     @property
     def broken(self) -> list[CallerImpact]:
@@ -118,16 +120,21 @@ class SymbolImpact:
         return [c for c in self.callers if c.suppressed is not None]
 
     @property
-    def breaking_codes(self) -> list[str]:
+    def breaking_codes(self) -> list[Code]:
         """Codes that can break a caller (not the informational ones)."""
-        return [c for c in self.breaking if c.partition(":")[0] not in INFORMATIONAL]
+        return [c for c in self.breaking if c.name not in INFORMATIONAL]
 
-    def accepted(self, code: str) -> bool:
-        return "*" in self.ignored or code.split(":", 1)[0] in self.ignored or code in self.ignored
+    @property
+    def own_code(self) -> Code:
+        """The change kind as a code of its own ("removed"): what is judged when no code of `breaking` can break."""
+        return Code(CodeName(self.change.value))
+
+    def accepted(self, code: Code) -> bool:
+        return "*" in self.ignored or code.name in self.ignored or code in self.ignored
 
     @property
     def fully_accepted(self) -> bool:
-        wanted = self.breaking_codes or [self.change.value]
+        wanted = self.breaking_codes or [self.own_code]
         return bool(self.ignored) and all(self.accepted(c) for c in wanted)
 
 
@@ -160,8 +167,8 @@ class CheckResult:
             return True
         if change.public and change.breaking_codes:
             return True  # its callers outside the repository break
-        own = [change.change.value, *change.breaking]
-        return any(code in self.block_on or code.split(":", 1)[0] in self.block_on for code in own if not change.accepted(code))
+        own = [change.own_code, *change.breaking]
+        return any(code in self.block_on or code.name in self.block_on for code in own if not change.accepted(code))
 
     @property
     def verdict(self) -> Verdict:

@@ -14,16 +14,25 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from graphguard.gitstate import Operation
+from graphguard.model import WireEnum
 
 ZERO = "0" * 40
 #: Refs one push checks at most (each is one check); the rest are named as not checked.
 MAX_PUSHED_REFS = 8
 
 
+class Replay(WireEnum):
+    """What made commits without a pre-commit hook (its value reads in the warnings: "the cherry-pick was not checked")."""
+
+    CHERRY_PICK = "cherry-pick"
+    REVERT = "revert"
+    REBASE = "rebase"
+
+
 class Unhooked(NamedTuple):
     """A range of commits no pre-commit hook saw: `base` None means the first parent of `head`."""
 
-    what: str  # cherry-pick | revert | rebase
+    what: Replay
     base: str | None
     head: str
 
@@ -31,7 +40,8 @@ class Unhooked(NamedTuple):
 def after_commit(op: Operation) -> Unhooked | None:
     if op.rebasing or op.applying:
         return None  # a rebase's post-rewrite checks it once; `git am` had pre-applypatch
-    what = "cherry-pick" if op.cherry_pick or op.last_action == "cherry-pick" else "revert" if op.last_action == "revert" else None
+    what = (Replay.CHERRY_PICK if op.cherry_pick or op.last_action == "cherry-pick" else
+            Replay.REVERT if op.last_action == "revert" else None)
     if what is None:
         return None  # an ordinary commit: pre-commit checked it
     if op.todo_left > 1:
@@ -44,11 +54,11 @@ def after_rewrite(command: str, op: Operation, mapping: str) -> Unhooked | None:
     if command != "rebase":
         return None  # `git commit --amend` ran pre-commit
     if op.onto:
-        return Unhooked("rebase", op.onto, "HEAD")
+        return Unhooked(Replay.REBASE, op.onto, "HEAD")
     rewritten = [line.split() for line in mapping.splitlines() if len(line.split()) >= 2]
     if not rewritten:
         return None
-    return Unhooked("rebase", f"{rewritten[0][1]}^", "HEAD")  # the first replayed commit's parent: where it went
+    return Unhooked(Replay.REBASE, f"{rewritten[0][1]}^", "HEAD")  # the first replayed commit's parent: where it went
 
 
 class Pushed(NamedTuple):

@@ -88,28 +88,27 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     if at is None:
         ensure_current(repo, config=config, at=head_commit, text_index=False)
-    revs = revisions.Revisions(head_commit, revisions.PROPOSED, "proposed", list(wanted.notes))
-    result = _compare(repo, config, revs, proposals=wanted)
+    revs = revisions.Revisions(head_commit, revisions.Proposed(wanted), list(wanted.notes))
+    result = _compare(repo, config, revs)
     result.warnings[:0] = wanted.warnings
     return result
 
 
-def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: bool = False,
-             proposals: proposed.Proposals | None = None) -> CheckResult:
+def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: bool = False) -> CheckResult:
     """The old side against the new, and during a merge against each other parent too."""
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
-    stored_blob = StoredPaths(repo.store.graph).blob if proposals is not None and graph_head(repo.store) == revs.old else None
+    stored_blob = StoredPaths(repo.store.graph).blob if revs.proposals is not None and graph_head(repo.store) == revs.old else None
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
-    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if proposals is not None else None
-    changes = revisions.changed(root, config, revs.old, revs.new, proposals, stored_blob, worktree_diff)
+    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if revs.proposals is not None else None
+    changes = revisions.changed(root, config, revs.old, revs.target, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
     others = other_parents(root, revs, repo.paths.git_dir)
-    diffs = {revs.old: changes} | {p: revisions.changed(root, config, p, revs.new, proposals) for p in others}
-    views = _views(repo, config, revs, diffs, proposals)
+    diffs = {revs.old: changes} | {p: revisions.changed(root, config, p, revs.target) for p in others}
+    views = _views(repo, config, revs, diffs)
     kept, excused = merge.intersect(views) if others else (views, [])
     result.changes += kept[0].changes
     result.warnings += kept[0].warnings + changes.submodules
@@ -122,36 +121,35 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     if others:
         result.notes.append("a merge: checked against each parent (" + ", ".join(p[:12] for p in [revs.old, *others]) + ");"
                             " a site is blamed only when it is broken seen from every parent")
-        first = revs.old if revs.compared != "commits" or git.parents(root, revs.new)[:1] == [revs.old] else None
+        first = revs.old if not isinstance(revs.target, revisions.Commits) or git.parents(root, revs.new)[:1] == [revs.old] else None
         result.notes += merge.notes(views, excused, first, {p: len(d.paths) for p, d in diffs.items()})
     result.files_changed = len({p for d in diffs.values() for p in d.paths})
     return result
 
 
-def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[str, revisions.Changes],
-           proposals: proposed.Proposals | None) -> list[merge.View]:
+def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[str, revisions.Changes]) -> list[merge.View]:
     """The new side seen from each parent (the old side first): the comparison with the fewest changed files
     in full, one with a parent the merge changed many files of only where the first found failing sites."""
     order = sorted(diffs, key=lambda p: len(diffs[p].paths))
     near = order[0]
-    found = {near: merge.View(near, *assess(repo, config, near, revs.new, diffs[near], proposals))}
+    found = {near: merge.View(near, *assess(repo, config, near, revs.target, diffs[near]))}
     scope = merge.scope_for(found[near].changes)
     for parent in order[1:]:
         diff, bounded = diffs[parent], None
         if len(diff.paths) > merge.FULL_VIEW_FILES:
             diff = revisions.only(diff, scope)
             bounded = frozenset(diff.paths)
-        found[parent] = merge.View(parent, *assess(repo, config, parent, revs.new, diff, proposals), scope=bounded)
+        found[parent] = merge.View(parent, *assess(repo, config, parent, revs.target, diff), scope=bounded)
     return [found[p] for p in diffs]
 
 
-def assess(repo: Repo, config: Config, old_rev: str, new_rev: str, diff: revisions.Changes,
-           proposals: proposed.Proposals | None = None) -> Findings:
+def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, diff: revisions.Changes) -> Findings:
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
-    sides = revisions.read_sides(repo.root, old_rev, new_rev, diff, proposals)
-    over = overlay.build(repo, sides, config, cache_facts=proposals is None)
+    sides = revisions.read_sides(repo.root, old_rev, target, diff)
+    # A shadow check's facts are of contents never committed: not kept in the blob cache.
+    over = overlay.build(repo, sides, config, cache_facts=not isinstance(target, revisions.Proposed))
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]

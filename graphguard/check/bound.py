@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, NamedTuple
 
+from graphguard.codes import Code, CodeName
 from graphguard.model import FileFacts
 from graphguard.result import ChangeKind
 
@@ -76,13 +77,13 @@ def rebind(overlay: Overlay, path: str, ch: sigdiff.SymbolChange) -> Bound:
         # The definition find_moves paired it with (moved, and imported back) is this one: its uses are its own.
         alias = not (ch.change is ChangeKind.MOVED and (ch.new_module, ch.new_qualname) == (target.path, target.local))
         if target.path == path:  # `stamp = make_stamp`: a rename that keeps an alias, as sigdiff names renames
-            return Bound(dataclasses.replace(ch, change=ChangeKind.RENAMED, breaking=(f"renamed:{target.local}", *codes),
+            return Bound(dataclasses.replace(ch, change=ChangeKind.RENAMED, breaking=(Code(CodeName.RENAMED, target.local), *codes),
                                              after=after, new_qualname=target.local, new_module=None), None, alias)
         # find_moves keys the module by path; interface._named names it.
-        return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{target.qualname}", *codes), after=after,
+        return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(Code(CodeName.MOVED, target.qualname), *codes), after=after,
                                          new_qualname=target.local, new_module=target.path), None, alias)
     value, held = _assigned(overlay, path, top) if isinstance(target, Data) and not members else (describe(target), None)
-    return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(f"moved:{value}",), after=None,
+    return Bound(dataclasses.replace(ch, change=ChangeKind.MOVED, breaking=(Code(CodeName.MOVED, value),), after=None,
                                      new_qualname=None, new_module=None), held or Held(value))
 
 

@@ -102,7 +102,7 @@ _KEEP_PARAMS = frozenset({"staticmethod", "classmethod", "property", "cached_pro
 def _plain(sig: signature.Signature) -> bool:
     """Is the signature as written the one its callers meet? Any other decorator (`@click.command()`,
     `@pytest.fixture`, a project's own) may wrap the function in anything: its new calls are not judged."""
-    if sig.kind == DefKind.CLASS.value:
+    if sig.kind is DefKind.CLASS:
         return True  # the signature model knows the class decorators that change a constructor
     return all(d.partition("(")[0].rpartition(".")[2] in _KEEP_PARAMS for d in sig.decorators)
 
@@ -180,7 +180,7 @@ def _bind(overlay: Overlay, target: str, sig: signature.Signature, call: NewCall
 
     s = call.site
     use: Found = impact.Found(Use(call.path, s.line, s.end_line, s.col, s.scope, UseKind.CALL, s.text, s.resolution, s.shape), True)
-    is_method = sig.kind == DefKind.METHOD.value
+    is_method = sig.kind is DefKind.METHOD
     if is_method:
         use = on_class(overlay.new_resolver, use)
         hidden = shadow.find(overlay, use, target.rsplit(".", 1)[-1])

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from graphguard.check import shadow
 from graphguard.check.interface import InterfaceChange, line_now
 from graphguard.check.overlay import Overlay
+from graphguard.codes import CodeName
 from graphguard.config import Config
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import DefKind, RefKind, UseKind
@@ -78,7 +79,8 @@ def _in_annotation(overlay: Overlay, use: Found) -> bool:
 
 
 #: Codes after which an argument can land in `**kwargs` or `*args` where it reached a parameter before.
-_SHIFTING = ("param-renamed", "param-removed", "param-kind-changed", "params-reordered", "param-position-changed")
+_SHIFTING = (CodeName.PARAM_RENAMED, CodeName.PARAM_REMOVED, CodeName.PARAM_KIND_CHANGED, CodeName.PARAMS_REORDERED,
+             CodeName.PARAM_POSITION_CHANGED)
 
 
 def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ...]:
@@ -90,11 +92,11 @@ def _forwards(overlay: Overlay, ic: InterfaceChange) -> tuple[impact.Forward, ..
     from graphguard import impact
 
     after, new_q = ic.change.after, ic.new_qualname
-    if after is None or new_q is None or not any(c.partition(":")[0] in _SHIFTING for c in ic.change.breaking):
+    if after is None or new_q is None or not any(c.name in _SHIFTING for c in ic.change.breaking):
         return ()
     path, function = ic.where, new_q
     sig: signature.Signature | None = after
-    if after.kind == "class":  # the constructor that runs: the class's own `__init__` or one it inherits
+    if after.kind is DefKind.CLASS:  # the constructor that runs: the class's own `__init__` or one it inherits
         init = _constructor(overlay, path, new_q)
         if init is None:
             return ()

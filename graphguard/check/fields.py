@@ -80,7 +80,7 @@ def _caller(r: _Read, cls: str) -> CallerImpact:
 def _lost_fields(overlay: Overlay, ic: InterfaceChange) -> tuple[str, ...]:
     """The fields of a dataclass that its new version lacks, and that nothing else of the class answers now."""
     before, after = ic.change.before, ic.change.after
-    if ic.kind is not ChangeKind.SIGNATURE or before is None or after is None or before.kind != "class" or ic.new_qualname is None:
+    if ic.kind is not ChangeKind.SIGNATURE or before is None or after is None or before.kind is not DefKind.CLASS or ic.new_qualname is None:
         return ()
     if not any(d.partition("(")[0] in DATACLASS for d in before.decorators):
         return ()

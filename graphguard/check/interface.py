@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from graphguard.check import bound
 from graphguard.check.overlay import Overlay
+from graphguard.codes import Code, CodeName
 from graphguard.config import Config
-from graphguard.model import FileFacts, UseKind
+from graphguard.model import DefKind, FileFacts, UseKind
 from graphguard.result import SYNTAX_ERROR, CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class InterfaceChange:
     @property
     def is_method(self) -> bool:
         sig = self.change.before or self.change.after
-        return sig is not None and sig.kind == "method"
+        return sig is not None and sig.kind is DefKind.METHOD
 
     @property
     def class_name(self) -> str | None:
@@ -152,7 +153,7 @@ def _signature_changes(overlay: Overlay, shaped: dict[str, set[str] | None], old
                for path, ch in sigdiff.find_moves(per_file, gained)]
     gone = {(path, b.change.qualname) for path, b in changes if b.change.change is not ChangeKind.SIGNATURE}
     return [_named(overlay, path, ch, unknown_before=path in unknown_before,
-                   class_gone=(ch.before or ch.after) is not None and (ch.before or ch.after).kind == "method"  # type: ignore[union-attr]
+                   class_gone=(ch.before or ch.after) is not None and (ch.before or ch.after).kind is DefKind.METHOD  # type: ignore[union-attr]
                    and (path, ch.qualname.rsplit(".", 1)[0]) in gone, bound_to=b)
             for path, b in changes for ch in (b.change,)]
 
@@ -165,7 +166,7 @@ def _named(overlay: Overlay, path: str, ch: sigdiff.SymbolChange, *, unknown_bef
         new_q = f"{overlay.new_map.primary.get(path, old_module)}.{ch.new_qualname or ch.qualname}"
     elif ch.change is ChangeKind.MOVED and ch.new_module is not None:
         new_q = f"{overlay.new_map.primary.get(ch.new_module, '')}.{ch.new_qualname}"
-        ch = dataclasses.replace(ch, breaking=(f"moved:{new_q}", *ch.breaking[1:]))
+        ch = dataclasses.replace(ch, breaking=(Code(CodeName.MOVED, new_q), *ch.breaking[1:]))
     held, alias = (bound_to.held, bound_to.alias) if bound_to is not None else (None, False)
     return InterfaceChange(path, ch, f"{old_module}.{ch.qualname}", new_q, unknown_before, class_gone, held, alias)
 
@@ -323,7 +324,7 @@ def lost_reexports(overlay: Overlay, config: Config, olds: dict[str, FileFacts |
             if not callers and not config.is_public(f"{module}.{name}"):
                 continue  # nobody imported it: an internal tidy-up
             out.append(SymbolImpact(symbol=f"{module}.{name}", path=path, line=line, change=ChangeKind.REMOVED,
-                                    breaking=("removed",), before=f"{name} (re-exported by {module})", after=None,
+                                    breaking=(Code(CodeName.REMOVED),), before=f"{name} (re-exported by {module})", after=None,
                                     callers=tuple(callers), public=config.is_public(f"{module}.{name}"),
                                     line_now=line_now(sides.new.data.get(path), line)))
     return out

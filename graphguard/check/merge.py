@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check.revisions import Revisions
+from graphguard.check.revisions import Commits, Revisions
 from graphguard.model import UseKind
 from graphguard.result import CallerImpact, ChangeKind, CheckResult, FileWarning, Status, SymbolImpact, TestHit
 
@@ -27,7 +27,7 @@ def other_parents(root: str, revs: Revisions, git_dir: str | None = None) -> lis
     Of a merge commit, the first parent is the branch: a range whose old side is not that parent (`--base`
     an older commit of the branch, or the merged-in upstream itself) reviews the branch's own commits, so
     their breaks are never excused as "already in the first parent"."""
-    if revs.compared == "commits":
+    if isinstance(revs.target, Commits):
         heads = git.parents(root, revs.new)
         heads = heads[1:] if len(heads) > 1 else []
     else:  # staged or worktree: during `git merge` (its pre-merge-commit hook) or after --no-commit

@@ -25,12 +25,74 @@ from graphguard.result import FileWarning
 PROPOSED = "PROPOSED"
 
 
+@dataclass(frozen=True)
+class Staged:
+    """The index against HEAD (the pre-commit hook's question)."""
+
+    rev = git.INDEX  # the new side as git.diff_* and a report's `head` name it
+    compared = "staged"
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """The working tree against HEAD."""
+
+    rev = git.WORKTREE
+    compared = "worktree"
+
+
+@dataclass(frozen=True)
+class Commits:
+    """Two commits: `head` against `base` (the merge base of --base and the head, or the empty tree: `Revisions.old`)."""
+
+    base: str
+    head: str
+    compared = "commits"
+
+    @property
+    def rev(self) -> str:
+        return self.head
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """A shadow check: the working tree with the proposed files laid over it, and the proposed deletions gone."""
+
+    proposals: Proposals
+    rev = PROPOSED
+    compared = "proposed"
+
+
+#: What a check compares its old side with.
+Target = Staged | Worktree | Commits | Proposed
+
+
+def target_of(old_rev: str, new: Target | str) -> Target:
+    """A target, or the one a new side's git name stands for (INDEX, WORKTREE or a commit: a caller that names it so)."""
+    if not isinstance(new, str):
+        return new
+    return Staged() if new == git.INDEX else Worktree() if new == git.WORKTREE else Commits(old_rev, new)
+
+
 class Revisions(NamedTuple):
     old: str  # a commit
-    new: str  # a commit, INDEX, WORKTREE or PROPOSED
-    compared: str  # staged | worktree | commits | proposed
+    target: Target
     notes: list[str]
     empty_old: bool = False  # the old side is the empty tree (no commit yet, a root commit, an orphan branch)
+
+    @property
+    def new(self) -> str:
+        """The new side as git and the report name it: a commit, INDEX, WORKTREE or PROPOSED."""
+        return self.target.rev
+
+    @property
+    def compared(self) -> str:
+        """staged | worktree | commits | proposed (a report's `compared`)."""
+        return self.target.compared
+
+    @property
+    def proposals(self) -> Proposals | None:
+        return self.target.proposals if isinstance(self.target, Proposed) else None
 
 
 @dataclass
@@ -64,7 +126,7 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
         except GraphguardError:
             if _parent_of_root(root, base):
                 notes.append(f"{base}: a root commit has no parent; compared with the empty tree")
-                return Revisions(git.empty_tree(root), new, "commits", notes, empty_old=True)
+                return _from_empty_tree(root, new, notes)
             hint = (" (a shallow clone: fetch it, e.g. `git fetch origin main`, or check out"
                     " with actions/checkout `fetch-depth: 0`)") if git.is_shallow(root) else ""
             raise GraphguardError(f"unknown revision: {base}{hint}") from None
@@ -77,21 +139,26 @@ def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: s
                 )
             # An orphan branch: nothing of it is shared with `base`, so all of it is new.
             notes.append(f"{base} and {head_ref or 'HEAD'} have no common ancestor; compared with the empty tree")
-            return Revisions(git.empty_tree(root), new, "commits", notes, empty_old=True)
-        return Revisions(old, new, "commits", notes)
+            return _from_empty_tree(root, new, notes)
+        return Revisions(old, Commits(old, new), notes)
     empty_old = head is None
     old = git.empty_tree(root) if head is None else head
     if empty_old:
         notes.append("no commit yet: compared with the empty tree")
     if staged:
-        return Revisions(old, git.INDEX, "staged", notes, empty_old)
+        return Revisions(old, Staged(), notes, empty_old)
     if worktree:
-        return Revisions(old, git.WORKTREE, "worktree", notes, empty_old)
+        return Revisions(old, Worktree(), notes, empty_old)
     if git.has_staged_changes(root, old):
         if git.has_unstaged_changes(root):
             notes.append("unstaged changes were not checked (staged changes were); `graphguard check --worktree` checks them")
-        return Revisions(old, git.INDEX, "staged", notes, empty_old)
-    return Revisions(old, git.WORKTREE, "worktree", notes, empty_old)
+        return Revisions(old, Staged(), notes, empty_old)
+    return Revisions(old, Worktree(), notes, empty_old)
+
+
+def _from_empty_tree(root: str, new: str, notes: list[str]) -> Revisions:
+    empty = git.empty_tree(root)
+    return Revisions(empty, Commits(empty, new), notes, empty_old=True)
 
 
 def _parent_of_root(root: str, rev: str) -> bool:
@@ -142,7 +209,7 @@ def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
         new = c.new.sha[:12] if c.new is not None and c.new.mode == git.MODE_SUBMODULE else None
         if old is not None and new is not None:
             what = f"moved {old}..{new}"
-        elif old is not None and c.status == "M":  # against the working tree git names no new commit
+        elif old is not None and c.status is git.ChangeStatus.MODIFIED:  # against the working tree git names no new commit
             what = f"moved {old}..(the commit checked out)"
         elif old is not None:
             what = f"removed (was {old})"
@@ -152,14 +219,15 @@ def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
     return out
 
 
-def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Proposals | None = None,
+def changed(root: str, config: Config, old_rev: str, new_side: Target | str,
             stored_blob: Callable[[str], str | None] | None = None,
             worktree_diff: Callable[[str], list[git.RawChange]] | None = None) -> Changes:
-    """The Python files that differ between two revisions and are not excluded (PROPOSED: the working
+    """The Python files that differ between two revisions and are not excluded (Proposed: the working
     tree's changes, those left out of the check dropped, and the proposed files; `stored_blob`: a
     Python file's blob at `old_rev`, when the stored graph describes it; `worktree_diff`: the working
     tree's changes against a commit, when not git.diff_raw's, e.g. scan.worktree_changes)."""
-    new = git.WORKTREE if new_rev == PROPOSED else new_rev
+    target = target_of(old_rev, new_side)
+    new = git.WORKTREE if isinstance(target, Proposed) else target.rev
     if worktree_diff is not None and new == git.WORKTREE:
         listed, moved = worktree_diff(old_rev), []
     else:
@@ -168,11 +236,11 @@ def changed(root: str, config: Config, old_rev: str, new_rev: str, proposals: Pr
     python = [c for c in listed if for_path(c.path) is not None and not _is_gitlink(c)]
     raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
     excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
-    if proposals is not None:
-        raw = _with_proposals(root, old_rev, raw, proposals, stored_blob)
+    if isinstance(target, Proposed):
+        raw = _with_proposals(root, old_rev, raw, target.proposals, stored_blob)
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
-                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status == "U"),
-                   excluded=excluded, submodules=moved, renamed=_renamed(root, old_rev, new, raw) if proposals is None else {})
+                   {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status is git.ChangeStatus.UNMERGED),
+                   excluded=excluded, submodules=moved, renamed={} if isinstance(target, Proposed) else _renamed(root, old_rev, new, raw))
 
 
 def only(changes: Changes, paths: frozenset[str]) -> Changes:
@@ -188,8 +256,8 @@ def _is_gitlink(c: git.RawChange) -> bool:
 def _renamed(root: str, old_rev: str, new_rev: str, raw: list[git.RawChange]) -> dict[str, str]:
     """new path -> old path of the changed Python files git pairs as renamed; asked of git only when
     a Python file was added and another deleted (a commit that moves nothing pays nothing)."""
-    added = {c.path for c in raw if c.status == "A"}
-    deleted = {c.path for c in raw if c.status == "D"}
+    added = {c.path for c in raw if c.status is git.ChangeStatus.ADDED}
+    deleted = {c.path for c in raw if c.status is git.ChangeStatus.DELETED}
     if not added or not deleted:
         return {}
     return {new: old for new, old in git.renames(root, old_rev, new_rev).items() if new in added and old in deleted}
@@ -216,7 +284,7 @@ def _with_proposals(root: str, old_rev: str, raw: list[git.RawChange], proposals
         old = at_old.get(path)
         if old is None and proposed[path] is None:
             continue  # deleting a file that is neither committed nor in the working tree: nothing changes
-        kept.append(git.RawChange("A" if old is None else "M", path, old, None))
+        kept.append(git.RawChange(git.ChangeStatus.ADDED if old is None else git.ChangeStatus.MODIFIED, path, old, None))
     kept.sort(key=lambda c: c.path)
     return kept
 
@@ -245,9 +313,9 @@ def refuse_links(root: str, proposals: Proposals) -> None:
                 raise GraphguardError(f"{path}: a folder, not a file")
 
 
-def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposals: Proposals | None = None) -> Sides:
+def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes) -> Sides:
     """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff);
-    the working tree's files for WORKTREE; for PROPOSED those, with the proposals laid over them."""
+    the working tree's files for Worktree; for Proposed those, with the proposals laid over them."""
     warnings: list[FileWarning] = []
     # A name that is not UTF-8 cannot be a module name, nor be stored in SQLite: as the indexer does, skip it.
     paths = []
@@ -257,7 +325,9 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposal
         else:
             warnings.append(FileWarning(path, "file name is not valid UTF-8; not checked"))
     old_wanted = _wanted(paths, changes.old, warnings)
-    on_disk = new_rev in (git.WORKTREE, PROPOSED)
+    target = target_of(old_rev, new_side)
+    proposals = target.proposals if isinstance(target, Proposed) else None
+    on_disk = isinstance(target, (Worktree, Proposed))
     new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
     wanted = sorted(old_wanted.keys() | new_wanted.keys())
     # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
@@ -270,7 +340,7 @@ def read_sides(root: str, old_rev: str, new_rev: str, changes: Changes, proposal
     elif on_disk:
         new = _read_worktree(root, paths, warnings)
     else:
-        new = _fill(Side(new_rev), new_wanted, paths, changes.new, contents)
+        new = _fill(Side(target.rev), new_wanted, paths, changes.new, contents)
     return Sides(old, new, changes.paths, warnings, changes.renamed)
 
 

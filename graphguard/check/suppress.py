@@ -85,8 +85,8 @@ def _accepts(named: tuple[str, ...] | None, ch: SymbolImpact) -> bool:
     """Does `# graphguard: ignore[named]` cover this change? Bare: yes; else its kind, or every code that can break."""
     if named is None:
         return True
-    wanted = ch.breaking_codes or [ch.change.value]
-    return ch.change.value in named or all(c in named or codes.name_of(c) in named for c in wanted)
+    wanted = ch.breaking_codes or [ch.own_code]
+    return ch.change.value in named or all(c in named or c.name in named for c in wanted)
 
 
 def _unknown_codes(k: CallerImpact, n: Notes) -> list[tuple[int, str]]:

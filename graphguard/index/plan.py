@@ -119,7 +119,7 @@ class Planning:
                 continue
             if self.config.exclude and self.config.is_excluded(c.path):
                 continue
-            if c.status != "M" or c.old is None or c.new is None or not (c.old.mode.startswith("100") and c.new.mode.startswith("100")):
+            if c.status is not git.ChangeStatus.MODIFIED or c.old is None or c.new is None or not (c.old.mode.startswith("100") and c.new.mode.startswith("100")):
                 return None
             modified[c.path] = Entry(c.path, c.new.sha)
         return modified if len(modified) <= DELTA_MAX else None

@@ -14,9 +14,10 @@ so one line cannot eat the budget.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
+
+from graphguard.model import WireEnum
 
 CHARS_PER_TOKEN = 4
 #: Lines longer than this many characters are cut, with a marker of how much was left out.
@@ -25,7 +26,7 @@ MAX_LINE = 240
 FULL_SHARE = 0.5
 
 
-class Disclosure(enum.Enum):
+class Disclosure(WireEnum):
     FULL = "full"
     SIGNATURE = "signature"
     REFERENCE = "reference"

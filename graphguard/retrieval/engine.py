@@ -69,7 +69,7 @@ class ContextItem(NamedTuple):
     score: float
     distance: int
     via: str  # seed | text | call | import | caller | test | history
-    disclosure: str  # full | signature | reference
+    disclosure: budgeting.Disclosure
     tokens: int
     text: str
     signals: Mapping[str, float] = {}  # shared by every instance: never mutated
@@ -417,7 +417,7 @@ class Retriever:
             c, q, s, line, end = meta[ch.key]
             result.items.append(ContextItem(
                 c.path, q, line, end, round(s, 4), 0 if c.distance == UNREACHED else c.distance, c.via,
-                ch.disclosure.value, ch.tokens, ch.text, {k: round(v, 3) for k, v in sorted(c.signals.items())},
+                ch.disclosure, ch.tokens, ch.text, {k: round(v, 3) for k, v in sorted(c.signals.items())},
                 ch.truncated,
             ))
 

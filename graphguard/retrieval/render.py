@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from graphguard.retrieval.budget import Disclosure
 from graphguard.retrieval.engine import ContextResult
 
 SCHEMA = "graphguard.context/1"
@@ -59,7 +60,7 @@ def render_text(r: ContextResult) -> str:
         how = i.via if i.distance == 0 else f"{i.via}, distance {i.distance}"
         lines.append("")
         lines.append(f"## {_one_line(i.path)}:{i.line}  {_one_line(i.symbol)}  ({i.disclosure}; {how}; score {i.score:.2f})")
-        if i.disclosure == "reference":
+        if i.disclosure is Disclosure.REFERENCE:
             continue
         fence = _fence(i.text)
         lines.append(f"{fence}python")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphguard.languages.python.signature import Param, ParamKind, Signature
-from graphguard.model import CallShape
+from graphguard.model import CallShape, DefKind
 from graphguard.result import Status
 
 __all__ = ["FORWARDING", "Binding", "CallShape", "Landing", "Status", "bind", "landing"]
@@ -38,11 +38,11 @@ def bind(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Bi
     """
     if sig.opaque:
         return Binding(Status.UNKNOWN, "a decorator hides the real signature")
-    if sig.kind == "class" and not sig.constructor_known:
+    if sig.kind is DefKind.CLASS and not sig.constructor_known:
         return Binding(Status.UNKNOWN, "the constructor is inherited from a class defined elsewhere")
     if sig.is_property:
         return Binding(Status.UNKNOWN, "a property: the call is made on the value it returns")
-    implicit = 1 if implicit_first and sig.kind == "method" and not sig.is_staticmethod else 0
+    implicit = 1 if implicit_first and sig.kind is DefKind.METHOD and not sig.is_staticmethod else 0
     n_positional = call.n_positional + implicit
     if not (call.has_star or call.has_starstar):
         error = _bind(sig.params, n_positional, call.keywords, spread_keywords=False)
@@ -76,7 +76,7 @@ def landing(call: CallShape, sig: Signature, *, implicit_first: bool = False) ->
     """
     if call.has_star or call.has_starstar:
         return None
-    implicit = 1 if implicit_first and sig.kind == "method" and not sig.is_staticmethod else 0
+    implicit = 1 if implicit_first and sig.kind is DefKind.METHOD and not sig.is_staticmethod else 0
     slots = [p for p in sig.params if p.kind.is_positional]
     var_positional = next((p for p in sig.params if p.kind is ParamKind.VAR_POSITIONAL), None)
     var_keyword = next((p for p in sig.params if p.kind is ParamKind.VAR_KEYWORD), None)

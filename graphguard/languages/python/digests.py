@@ -94,7 +94,7 @@ def _flow_shape(info: ModuleInfo, entries: list[Entry]) -> list[object]:
             shape.append(("global", p.scope, p.kind.value, p.value))
             continue
         path = arms.path(e.start, 0)
-        shape.append((e.kind, tuple(
+        shape.append((e.kind.value, tuple(
             (stmts.setdefault(arms.arms[a].stmt, len(stmts)), arms.by_stmt[arms.arms[a].stmt].index(a),
              arms.arms[a].kind.value, arms.arms[a].exhaustive) for a in path)))
     return shape

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,11 +23,18 @@ from graphguard.languages.python.sigread.records import (
 _Args = Mapping[str, Value]
 
 
+class FieldStyle(enum.Enum):
+    DATACLASS = "dataclass"
+    ATTRS = "attrs"
+    ATTRS_IB = "attrs-ib"  # classic `attr.s`: only `attr.ib()` fields
+    NAMEDTUPLE = "namedtuple"
+
+
 @dataclass(frozen=True)
 class _Style:
     """How a class decorator or base generates __init__ from class-level fields."""
 
-    kind: str  # "dataclass" | "attrs" | "attrs-ib" (classic `attr.s`: only `attr.ib()` fields) | "namedtuple"
+    kind: FieldStyle
     init: bool = True
     kw_only: bool = False
 
@@ -35,12 +43,12 @@ def _style(c: Class) -> _Style | None:
     for d in c.decorators:
         if d.name in DATACLASS or d.name in ATTRS:
             args = _keywords(d.call)
-            kind = "dataclass" if d.name in DATACLASS else "attrs"
+            kind = FieldStyle.DATACLASS if d.name in DATACLASS else FieldStyle.ATTRS
             if d.name in ("attr.s", "attr.attrs") and not _flag(args, "auto_attribs", False):
-                kind = "attrs-ib"
+                kind = FieldStyle.ATTRS_IB
             return _Style(kind, _flag(args, "init", True), _flag(args, "kw_only", False))
     if any(b is not None and b.rpartition(".")[2] == "NamedTuple" for b in c.bases):
-        return _Style("namedtuple")
+        return _Style(FieldStyle.NAMEDTUPLE)
     return None
 
 
@@ -69,7 +77,7 @@ def _field(name: str, annotation: Value | None, value: Value | None, call: Call 
     """One class-level assignment as an __init__ parameter; None when it is not a field."""
     if call is not None and call.func not in FIELD_CALLS:
         call = None
-    if _annotation_name(annotation) == "ClassVar" or (call is None and (annotation is None or style.kind == "attrs-ib")):
+    if _annotation_name(annotation) == "ClassVar" or (call is None and (annotation is None or style.kind is FieldStyle.ATTRS_IB)):
         return None  # a class attribute
     args = _keywords(call)
     if not _flag(args, "init", True):
@@ -80,7 +88,7 @@ def _field(name: str, annotation: Value | None, value: Value | None, call: Call 
         given = args["default"] if "default" in args else call.positional[0] if call.positional else None
         has_default = given is not None or not {"default_factory", "factory"}.isdisjoint(args)
         default = given.code if given is not None else "<factory>" if has_default else None
-    if style.kind.startswith("attrs"):  # attrs drops leading underscores, or takes alias=
+    if style.kind in (FieldStyle.ATTRS, FieldStyle.ATTRS_IB):  # attrs drops leading underscores, or takes alias=
         alias = args.get("alias")
         name = str(alias.string) if alias is not None and alias.string is not None else name.lstrip("_")
     kind = ParamKind.KEYWORD_ONLY if kw_only or _flag(args, "kw_only", False) else ParamKind.POSITIONAL_OR_KEYWORD

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from graphguard.languages.python import reaching
 from graphguard.languages.python.members import Members
 from graphguard.languages.python.modules import STDLIB, ModuleMap, is_installed
-from graphguard.languages.python.scopes import Entry, ModuleInfo, Selection, annotation_chain
+from graphguard.languages.python.scopes import Entry, EntryKind, ModuleInfo, Selection, annotation_chain
 from graphguard.languages.python.sites import Sites
 from graphguard.languages.python.targets import _FOLLOWED, BUILTINS, MAX_DEPTH, TOO_LONG, Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym, Target, one_of
 from graphguard.model import Binding, BindKind, Definition, DefKind, FileFacts, Import, Site
@@ -169,7 +169,7 @@ class Resolver(Members, Sites):
             # (data, a limit), never a guess from a binding that does not reach.
             reached = [(i, value(i)) for i in chosen]
             followed = [(i, t) for i, t in reached if isinstance(t, (*_FOLLOWED, OneOf))]
-            ours = [t for i, t in followed if not (isinstance(t, Ext) and entries[i].kind == "import")]
+            ours = [t for i, t in followed if not (isinstance(t, Ext) and entries[i].kind is EntryKind.IMPORT)]
             return one_of(ours or [t for _, t in followed] or [t for _, t in reached])
 
         if sel is not None:
@@ -190,12 +190,12 @@ class Resolver(Members, Sites):
                 fallback = t
         return fallback
 
-    def _entry(self, info: ModuleInfo, scope: str, kind: str, payload: object, depth: int) -> Target:
-        if kind == "def":
+    def _entry(self, info: ModuleInfo, scope: str, kind: EntryKind, payload: object, depth: int) -> Target:
+        if kind is EntryKind.DEF:
             d = payload
             assert isinstance(d, Definition)
             return Sym(info.path, f"{info.module}.{d.qualname}", d.qualname, d.kind)
-        if kind == "import":
+        if kind is EntryKind.IMPORT:
             imp = payload
             assert isinstance(imp, Import)
             return self.imported(imp, info.path, depth)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from collections import defaultdict
 from typing import NamedTuple
@@ -41,11 +42,17 @@ def annotation_chain(text: str) -> str | None:
     return text if _CHAIN.match(text) else None
 
 
+class EntryKind(enum.Enum):
+    DEF = "def"
+    IMPORT = "import"
+    BINDING = "binding"
+
+
 class Entry(NamedTuple):
     """One way a scope binds a name: a definition, an import or an assignment."""
 
     line: int
-    kind: str  # "def" | "import" | "binding"
+    kind: EntryKind
     payload: Definition | Import | Binding
     rebind: bool = False  # a function's `global name` then binding: it can happen at any time
 
@@ -84,11 +91,11 @@ class ModuleInfo:
         rebinds = {(g.scope, g.name) for g in facts.globals}
         for d in facts.definitions:
             if "." not in d.qualname:
-                self.ns[d.qualname].append(Entry(d.line, "def", d))
+                self.ns[d.qualname].append(Entry(d.line, EntryKind.DEF, d))
             elif ".<locals>." in d.qualname:
                 parent, name = d.qualname.rsplit(".<locals>.", 1)
                 if "." not in name:
-                    self.scope_ns[parent][name].append(Entry(d.line, "def", d))
+                    self.scope_ns[parent][name].append(Entry(d.line, EntryKind.DEF, d))
         for imp in facts.imports:
             if imp.name == "*":
                 if not imp.scope:
@@ -96,7 +103,7 @@ class ModuleInfo:
                 continue
             rebind = (imp.scope, imp.bound_name) in rebinds
             table = self.ns if not imp.scope or rebind else self.scope_ns[imp.scope]
-            table[imp.bound_name].append(Entry(imp.line, "import", imp, rebind))
+            table[imp.bound_name].append(Entry(imp.line, EntryKind.IMPORT, imp, rebind))
         for b in facts.bindings:
             if b.target.startswith(("self.", "cls.")):
                 cls = self.class_of(b.scope)
@@ -110,7 +117,7 @@ class ModuleInfo:
                 continue
             rebind = (b.scope, b.target) in rebinds
             table = self.ns if not b.scope or rebind else self.scope_ns[b.scope]
-            table[b.target].append(Entry(b.line, "binding", b, rebind))
+            table[b.target].append(Entry(b.line, EntryKind.BINDING, b, rebind))
         for entries in self.ns.values():
             entries.sort(key=lambda e: e.line)
         # The names a scope binds more than once (or rebinds from a function): only these have a choice.

@@ -15,18 +15,20 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from graphguard.codes import Code, CodeName, name_of
 from graphguard.languages.python.signature import ModuleSignatures, Param, ParamKind, Signature
+from graphguard.model import DefKind
 from graphguard.result import INFORMATIONAL, ChangeKind
 
 #: The code of every definition of a file whose old version did not parse: its old signature is unknown.
-OLD_UNPARSABLE = "old-version-unparsable"
+OLD_UNPARSABLE = Code(CodeName.OLD_VERSION_UNPARSABLE)
 
 
 @dataclass(frozen=True)
 class SymbolChange:
     qualname: str  # the old module-relative qualname
     change: ChangeKind
-    breaking: tuple[str, ...]  # stable codes, in rule order (informational ones included)
+    breaking: tuple[Code, ...]  # stable codes, in rule order (informational ones included)
     before: Signature | None
     after: Signature | None  # the new signature (renamed: the new def; moved: the def in its new module)
     new_qualname: str | None = None  # renamed / moved: the module-relative qualname it has now
@@ -35,7 +37,7 @@ class SymbolChange:
 
 def is_informational(code: str) -> bool:
     """A code that, by itself, leaves every existing call working (result.INFORMATIONAL)."""
-    return code.partition(":")[0] in INFORMATIONAL
+    return name_of(code) in INFORMATIONAL
 
 
 def compare(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]:
@@ -58,10 +60,10 @@ def compare(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] 
                 changes.append(SymbolChange(qualname, ChangeKind.SIGNATURE, codes, before, after))
         elif qualname in renames:
             target = renames[qualname]
-            codes = (f"renamed:{target}", *signature_changes(before, new.defs[target]))
+            codes = (Code(CodeName.RENAMED, target), *signature_changes(before, new.defs[target]))
             changes.append(SymbolChange(qualname, ChangeKind.RENAMED, codes, before, new.defs[target], target))
         else:
-            changes.append(SymbolChange(qualname, ChangeKind.REMOVED, ("removed",), before, None))
+            changes.append(SymbolChange(qualname, ChangeKind.REMOVED, (Code(CodeName.REMOVED),), before, None))
     return sorted(changes, key=lambda c: c.qualname)
 
 
@@ -96,50 +98,50 @@ def find_moves(
             candidates = [(m, sig) for m, sig in gained.get(key, ()) if m != module]
             if len(candidates) == 1 and lost[key] == 1:
                 target_module, sig = candidates[0]
-                code = f"moved:{target_module}.{sig.qualname}" if target_module else f"moved:{sig.qualname}"
+                code = Code(CodeName.MOVED, f"{target_module}.{sig.qualname}" if target_module else sig.qualname)
                 ch = replace(ch, change=ChangeKind.MOVED, breaking=(code,), after=sig,
                              new_qualname=sig.qualname, new_module=target_module)
         out.append((module, ch))
     return out
 
 
-def signature_changes(before: Signature, after: Signature) -> Iterator[str]:
+def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
     """Codes for what changed between two signatures of one definition, rule by rule."""
     # The definition changed kind: a function became a class, or the reverse.
     if before.kind != after.kind:
-        yield f"kind-changed:{before.kind}->{after.kind}"
+        yield Code(CodeName.KIND_CHANGED, f"{before.kind.value}->{after.kind.value}")
 
     # A class's constructor moved to, or came back from, a base outside this file:
     # its parameters cannot be compared here.
     if before.constructor_known and not after.constructor_known:
-        yield "constructor-inherited"
+        yield Code(CodeName.CONSTRUCTOR_INHERITED)
     elif after.constructor_known and not before.constructor_known:
-        yield "constructor-defined"
+        yield Code(CodeName.CONSTRUCTOR_DEFINED)
     elif before.constructor_known:  # an opaque signature's changes are still listed: its calls are unknown (binding)
         yield from param_changes(callable_params(before), callable_params(after))
 
     # The return annotation changed (informational: it breaks no call).
     if before.returns != after.returns:
-        yield "return-annotation-changed"
+        yield Code(CodeName.RETURN_ANNOTATION_CHANGED)
 
     # async <-> sync: every caller must start or stop awaiting.
     if before.is_async != after.is_async:
-        yield "became-async" if after.is_async else "became-sync"
+        yield Code(CodeName.BECAME_ASYNC if after.is_async else CodeName.BECAME_SYNC)
 
     # The decorators changed: they may wrap the function in anything.
     if before.decorators != after.decorators:
-        yield "decorator-changed"
+        yield Code(CodeName.DECORATOR_CHANGED)
 
 
 def callable_params(sig: Signature) -> tuple[Param, ...]:
     """What a caller passes: a bound method's self/cls is supplied by Python, so its name is no interface."""
     params = sig.params
-    if sig.kind == "method" and not sig.is_staticmethod and params and params[0].kind.is_positional:
+    if sig.kind is DefKind.METHOD and not sig.is_staticmethod and params and params[0].kind.is_positional:
         return params[1:]
     return params
 
 
-def param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[str]:
+def param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[Code]:
     """Codes for the parameter lists of one callable, as a caller sees them."""
     old_named = [p for p in old if not p.kind.is_variadic]
     new_named = [p for p in new if not p.kind.is_variadic]
@@ -159,36 +161,36 @@ def param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[str]:
     # Renamed in place: keyword callers break. A positional-only name is invisible to callers.
     for old_name, q in renamed.items():
         if q.kind is not ParamKind.POSITIONAL_ONLY:
-            yield f"param-renamed:{old_name}->{q.name}"
+            yield Code(CodeName.PARAM_RENAMED, f"{old_name}->{q.name}")
 
     # Removed: callers passing it, by position or by keyword, break (unless *args/**kwargs absorb it).
     for p in gone:
         if p.name not in renamed:
-            yield f"param-removed:{p.name}"
+            yield Code(CodeName.PARAM_REMOVED, p.name)
 
     # Added: a required one breaks every existing call; an optional one none.
     for q in fresh:
         if q not in renamed.values():
-            yield f"{'required' if q.required else 'optional'}-param-added:{q.name}"
+            yield Code(CodeName.REQUIRED_PARAM_ADDED if q.required else CodeName.OPTIONAL_PARAM_ADDED, q.name)
 
     pairs = [(p, new_by[p.name]) for p in old_named if p.name in new_by] + [(old_by[o], q) for o, q in renamed.items()]
 
     # Kind changed: positional-or-keyword -> keyword-only (a `*` inserted) and the like.
     for p, q in pairs:
         if p.kind is not q.kind:
-            yield f"param-kind-changed:{q.name}"
+            yield Code(CodeName.PARAM_KIND_CHANGED, q.name)
 
     # Default removed: callers that omitted the argument break. Default added: none do.
     for p, q in pairs:
         if p.has_default and not q.has_default:
-            yield f"default-removed:{q.name}"
+            yield Code(CodeName.DEFAULT_REMOVED, q.name)
         elif q.has_default and not p.has_default:
-            yield f"default-added:{q.name}"
+            yield Code(CodeName.DEFAULT_ADDED, q.name)
 
     # Annotation changed (informational).
     for p, q in pairs:
         if p.annotation != q.annotation:
-            yield f"param-annotation-changed:{q.name}"
+            yield Code(CodeName.PARAM_ANNOTATION_CHANGED, q.name)
 
     # Positional order: the same parameters in another order bind positional calls to the
     # wrong names; a shift (a parameter inserted or removed before) does the same, silently.
@@ -199,20 +201,20 @@ def param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[str]:
     old_order = [n for n in old_pos if n in common]
     new_order = [n for n in new_pos if n in common]
     if old_order != new_order:
-        yield "params-reordered"
+        yield Code(CodeName.PARAMS_REORDERED)
     else:
         for name in old_order:
             if old_pos.index(name) != new_pos.index(name):
-                yield f"param-position-changed:{name}"
+                yield Code(CodeName.PARAM_POSITION_CHANGED, name)
 
     # *args / **kwargs removed or added; their own names are no interface.
     for kind, star in ((ParamKind.VAR_POSITIONAL, "*"), (ParamKind.VAR_KEYWORD, "**")):
         before = next((p for p in old if p.kind is kind), None)
         after = next((p for p in new if p.kind is kind), None)
         if before is not None and after is None:
-            yield f"param-removed:{star}{before.name}"
+            yield Code(CodeName.PARAM_REMOVED, f"{star}{before.name}")
         elif after is not None and before is None:
-            yield f"optional-param-added:{star}{after.name}"
+            yield Code(CodeName.OPTIONAL_PARAM_ADDED, f"{star}{after.name}")
 
 
 def _shape(sig: Signature) -> tuple[object, ...]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python import encoding
@@ -39,11 +39,10 @@ from graphguard.languages.python.sigread.records import (
     SignatureParseError,
     TooDeep,
 )
+from graphguard.model import DefKind
 
 __all__ = ["CHANGES_CALLS", "SUPPLIES_FIRST", "ModuleSignatures", "Param", "ParamKind", "Signature", "SignatureParseError",
            "extract"]
-
-DefKind = Literal["function", "method", "class"]
 
 #: CPython's tokenizer refuses more nested brackets than this (MAXLEVEL); LibCST's native
 #: parser has no such limit and overflows its stack (a segfault, not an exception) at ~1,500.
@@ -59,7 +58,7 @@ _PARSER_STACK = 256 * 1024 * 1024
 @dataclass(frozen=True)
 class Signature:
     qualname: str  # module-relative: "total", "Cart.checkout", "Outer.Inner.m"
-    kind: str  # DefKind: "function" | "method" | "class"
+    kind: DefKind
     #: A class: its constructor's parameters without self. A method: as written, self/cls included.
     params: tuple[Param, ...]
     returns: str | None
@@ -72,21 +71,24 @@ class Signature:
     #: False for a class whose constructor comes from a base (or metaclass) not in this file.
     constructor_known: bool = True
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", DefKind(self.kind))  # built with the wire string (a test): the enum all the same
+
     @property
     def name(self) -> str:
         return self.qualname.rpartition(".")[2]
 
     @property
     def is_staticmethod(self) -> bool:
-        return self.kind == "method" and "staticmethod" in self._decorator_names
+        return self.kind is DefKind.METHOD and "staticmethod" in self._decorator_names
 
     @property
     def is_classmethod(self) -> bool:
-        return self.kind == "method" and "classmethod" in self._decorator_names
+        return self.kind is DefKind.METHOD and "classmethod" in self._decorator_names
 
     @property
     def is_property(self) -> bool:
-        return self.kind == "method" and not _PROPERTY.isdisjoint(self._decorator_names)
+        return self.kind is DefKind.METHOD and not _PROPERTY.isdisjoint(self._decorator_names)
 
     @property
     def _decorator_names(self) -> set[str]:
@@ -255,12 +257,12 @@ class _Builder:
         if any(n.rpartition(".")[2] == "overload" or n.endswith((".setter", ".deleter")) for n in names):
             return
         qualname = ".".join((*self.stack, f.name))
-        kind: DefKind = "method" if self.stack else "function"
+        kind = DefKind.METHOD if self.stack else DefKind.FUNCTION
         params = f.params
         text = _render(kind, f.name, params, f.returns, f.is_async)
         last_names = {n.rpartition(".")[2] for n in names}
         opaque = bool(last_names & CHANGES_CALLS)
-        if kind == "function" and last_names & SUPPLIES_FIRST:
+        if kind is DefKind.FUNCTION and last_names & SUPPLIES_FIRST:
             params = params[1:]
         self.defs[qualname] = Signature(qualname, kind, params, f.returns, f.is_async, f.decorators, f.line, text, opaque)
 
@@ -274,8 +276,8 @@ class _Builder:
         self.stack.pop()
         info = self.constructor(c, qualname)
         self.classes[qualname] = info
-        text = _render("class", c.name, info.params, None, False, known=info.known)
-        self.defs[qualname] = Signature(qualname, "class", info.params, None, False, tuple(d.code for d in c.decorators),
+        text = _render(DefKind.CLASS, c.name, info.params, None, False, known=info.known)
+        self.defs[qualname] = Signature(qualname, DefKind.CLASS, info.params, None, False, tuple(d.code for d in c.decorators),
                                         c.line, text, constructor_known=info.known)
 
     def constructor(self, c: Class, qualname: str) -> _ClassInfo:
@@ -327,7 +329,7 @@ def _without_first(params: tuple[Param, ...]) -> tuple[Param, ...]:
 # -- rendering -------------------------------------------------------------------------------
 
 
-def _render(kind: str, name: str, params: Sequence[Param], returns: str | None, is_async: bool,
+def _render(kind: DefKind, name: str, params: Sequence[Param], returns: str | None, is_async: bool,
             *, known: bool = True) -> str:
     parts: list[str] = []
     for i, p in enumerate(params):
@@ -341,7 +343,7 @@ def _render(kind: str, name: str, params: Sequence[Param], returns: str | None, 
         parts.append(text)
         if p.kind is ParamKind.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind is not p.kind):
             parts.append("/")
-    if kind == "class":
+    if kind is DefKind.CLASS:
         return f"class {name}({', '.join(parts)})" if known else f"class {name}"
     head = "async def" if is_async else "def"
     return f"{head} {name}({', '.join(parts)})" + (f" -> {returns}" if returns else "")

@@ -9,7 +9,7 @@ from graphguard.languages.python import reaching
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.scopes import ModuleInfo, Selection
 from graphguard.languages.python.targets import Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym, Target, options_of
-from graphguard.model import DefKind, FileResolution, Import, ImportRow, RefKind, Resolution, Site
+from graphguard.model import DefKind, FileResolution, Import, ImportRow, ImportStatus, RefKind, Resolution, Site
 
 
 class Sites:
@@ -168,7 +168,7 @@ class Sites:
     def _import_row(self, imp: Import, path: str, out: FileResolution, full_scope: Callable[[str], str]) -> ImportRow:
         base = self.absolute(imp, path)
         if base is None:
-            return ImportRow(imp.line, "." * imp.level + imp.module, imp.name, "unresolved", None, imp.scope, imp.type_checking)
+            return ImportRow(imp.line, "." * imp.level + imp.module, imp.name, ImportStatus.UNRESOLVED, None, imp.scope, imp.type_checking)
         if imp.name == "*":
             t: Target = self.module(base, path) or (None if imp.level else self.external_or_none(base))
         else:
@@ -198,23 +198,23 @@ class Sites:
                     where = where or o.path
             mod = self.module(base, path) if imp.name is not None else None
             where = mod.path if isinstance(mod, Mod) and mod.path else where
-            return ImportRow(imp.line, base, imp.name, "internal", where, imp.scope, imp.type_checking)
+            return ImportRow(imp.line, base, imp.name, ImportStatus.INTERNAL, where, imp.scope, imp.type_checking)
         if isinstance(t, (Inst, Data)):  # a module-level value (`settings`): depend on its module
             t = self.module(base, path) if imp.name is not None else None
         if isinstance(t, Sym):
             out.uses.setdefault(t.path, set()).add(t.qualname) if t.path != path else None
             out.sites.append(Site("import", full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.EXACT,
                                   t.qualname, t.path, None, imp.line, imp.end_line))
-            return ImportRow(imp.line, base, imp.name, "internal", t.path, imp.scope, imp.type_checking)
+            return ImportRow(imp.line, base, imp.name, ImportStatus.INTERNAL, t.path, imp.scope, imp.type_checking)
         if isinstance(t, Mod):
             if t.path and t.path != path:
                 out.uses.setdefault(t.path, set())
-            return ImportRow(imp.line, base, imp.name, "internal", t.path, imp.scope, imp.type_checking)
+            return ImportRow(imp.line, base, imp.name, ImportStatus.INTERNAL, t.path, imp.scope, imp.type_checking)
         if isinstance(t, Ext):
-            return ImportRow(imp.line, base, imp.name, "external", None, imp.scope, imp.type_checking)
+            return ImportRow(imp.line, base, imp.name, ImportStatus.EXTERNAL, None, imp.scope, imp.type_checking)
         # An attribute of an in-repository module we could not find (set at runtime, or gone).
         # This file still depends on that module: when the name comes back there, it must be re-resolved.
         mod = self.module(base, path) if imp.name is not None else None
         if isinstance(mod, Mod) and mod.path and mod.path != path:
             out.uses.setdefault(mod.path, set())
-        return ImportRow(imp.line, base, imp.name, "unresolved", None, imp.scope, imp.type_checking)
+        return ImportRow(imp.line, base, imp.name, ImportStatus.UNRESOLVED, None, imp.scope, imp.type_checking)
