@@ -6,7 +6,10 @@ Issue 21 picks where the TS/JS grammars come from. Candidates (whatever of them 
         on first use, so there it is reported as unavailable when that fails)
 
     python bench/ts_grammars.py GITDIR [GITDIR...] [--max-files 5000] [--repeat 3] [--examples 5] [--no-import-times] [--constructs]
+                               [--sources pypi,pack]
 
+Install the candidates first: `pip install -e '.[typescript]' tree-sitter-language-pack==0.13.0` (the last pack that
+bundles its grammars; 192 MB installed). A source that is not installed is reported and left out.
 Reads the blobs of each repository's HEAD (`git ls-tree -r` + `git cat-file --batch`), never a worktree.
 Files by suffix: .ts .mts .cts -> typescript; .d.ts (.d.mts, .d.cts) -> typescript, counted apart;
 .tsx -> tsx; .js .mjs .cjs and .jsx -> javascript, and tsx as well (React code often has JSX in .js files).
@@ -367,9 +370,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=5)
     parser.add_argument("--no-import-times", action="store_true")
     parser.add_argument("--constructs", action="store_true", help="also parse one line of each newer construct")
+    parser.add_argument("--sources", default="pypi,pack", help="grammar sources to measure, comma-separated (pypi, pack)")
     args = parser.parse_args(argv)
     load_start = os.getloadavg()
-    sources = [s for s in (load_pypi(), load_pack())]
+    loaders = {"pypi": load_pypi, "pack": load_pack}
+    wanted = args.sources.split(",")
+    if unknown := [w for w in wanted if w not in loaders]:
+        print(f"unknown grammar source {unknown[0]!r} (known: pypi, pack)", file=sys.stderr)
+        return 2
+    sources = [loaders[w]() for w in wanted]
     print_candidates(sources, not args.no_import_times)
     usable = [s for s in sources if s.languages]
     if not usable:
