@@ -32,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -140,8 +141,10 @@ def head_blobs(gitdir: Path, max_files: int) -> tuple[list[Blob], int]:
 def read_blobs(gitdir: Path, entries: list[tuple[str, str, Group]]) -> list[Blob]:
     proc = subprocess.Popen(["git", "-C", str(gitdir), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin and proc.stdout
-    proc.stdin.write("".join(f"{oid}\n" for _, oid, _ in entries).encode())
-    proc.stdin.close()
+    # Written from a thread: past a pipe's worth of ids, git blocks on its full stdout while we block on stdin.
+    request = "".join(f"{oid}\n" for _, oid, _ in entries).encode()
+    writer = threading.Thread(target=lambda: (proc.stdin.write(request), proc.stdin.close()))  # type: ignore[union-attr]
+    writer.start()
     blobs = []
     for path, _, group in entries:
         header = proc.stdout.readline().split()
@@ -150,6 +153,7 @@ def read_blobs(gitdir: Path, entries: list[tuple[str, str, Group]]) -> list[Blob
         data = proc.stdout.read(int(header[2]))
         proc.stdout.read(1)
         blobs.append(Blob(path, group, data))
+    writer.join()
     proc.wait()
     return blobs
 
