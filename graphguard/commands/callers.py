@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from graphguard import output
-from graphguard.answers import callers_document
+from graphguard.answers.callers import callers_document
 from graphguard.commands.printing import write_compact
 from graphguard.model import Resolution
 from graphguard.repo import ensure_current, open_repo

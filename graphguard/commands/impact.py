@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphguard import output
-from graphguard.answers import impact_document
+from graphguard.answers.impact import impact_document
 from graphguard.commands.printing import write_compact, write_json
 from graphguard.repo import ensure_current, open_repo
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
-from graphguard.answers import outline_document
+from graphguard.answers.outline import outline_document
 from graphguard.commands.printing import write_compact, write_json
 from graphguard.repo import ensure_current, open_repo
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from graphguard import output
-from graphguard.answers import stats_document
+from graphguard.answers.stats import stats_document
 from graphguard.commands.printing import write_compact
 from graphguard.config import load as load_config
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged

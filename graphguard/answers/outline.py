@@ -1,0 +1,119 @@
+"""`outline`: per file its definitions (signature, decorators, docstring's first line), no bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from graphguard.answers.records import graph_head
+from graphguard.errors import GraphguardError
+from graphguard.repo import Repo
+
+OUTLINE_SCHEMA = "graphguard.outline/1"
+#: Files in one outline: a package of thousands of files is cut (and said so), the first in path order kept.
+MAX_OUTLINE_FILES = 200
+#: Definitions in one outline, over all its files.
+MAX_OUTLINE_DEFINITIONS = 4000
+#: Parsed blobs' docstrings and decorators, by blob sha (content-addressed: never stale), for a long-lived server.
+_EXTRAS_CACHE_SIZE = 4096
+_extras_cache: dict[str, Any] = {}
+
+
+def _relative(name: str) -> str | None:
+    """A path as the graph stores it (relative to the root, `/`-separated, no `./`, no trailing `/`);
+    None for one that cannot name a file of the repository (absolute, with `..`)."""
+    path = name.replace("\\", "/").strip()
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return None
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, list[dict[str, Any]]]:
+    """The graph's files that `paths` name (files, or folders: every file under them), sorted and capped:
+    (files, how many more the cap left out, warnings about names that name nothing)."""
+    from graphguard.store.paths import StoredPaths
+
+    stored = StoredPaths(repo.store.graph)
+    found: set[str] = set()
+    warnings: list[dict[str, Any]] = []
+    for name in paths:
+        path = _relative(name)
+        if path is None:
+            warnings.append({"path": name, "message": "not a path inside the repository (absolute, or with '..'); skipped"})
+            continue
+        hits = stored.all() if path == "" else sorted(stored.existing([path]) | set(stored.under([path], 1 << 30)))
+        if not hits:
+            warnings.append({"path": name, "message": "no file of the graph is or is under this path (only source files of"
+                                                      " supported languages at the graph's commit are)"})
+        found.update(hits)
+    files = sorted(found)
+    return files[:MAX_OUTLINE_FILES], max(0, len(files) - MAX_OUTLINE_FILES), warnings
+
+
+def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
+    """Docstrings and decorators per blob sha, parsed once per process."""
+    from graphguard import git
+    from graphguard.languages.python import docstrings
+
+    wanted = sorted({sha for sha in blobs.values() if sha not in _extras_cache})
+    if wanted:
+        for sha, data in git.read_blobs(repo.root, wanted):
+            if len(_extras_cache) >= _EXTRAS_CACHE_SIZE:
+                _extras_cache.pop(next(iter(_extras_cache)), None)
+            _extras_cache[sha] = docstrings.extract(data)
+    return {path: _extras_cache.get(sha, docstrings.NONE) for path, sha in blobs.items()}
+
+
+def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
+    """graphguard.outline/1: per file its definitions (signature, decorators, docstring's first line), no bodies."""
+    if not paths:
+        raise GraphguardError("name at least one file or folder")
+    files, files_omitted, warnings = outline_paths(repo, paths)
+    if not files and warnings and len(warnings) == len(paths):
+        raise GraphguardError(f"{warnings[0]['path']!r}: {warnings[0]['message']}")
+    db = repo.store.graph
+    rows: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(files), 500):
+        chunk = files[i:i + 500]
+        for path, blob, module in db.execute(
+                f"SELECT path, blob, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+            rows[path] = (blob, module)
+    extras = _extras(repo, {p: rows[p][0] for p in files if p in rows})
+    out: list[dict[str, Any]] = []
+    budget = MAX_OUTLINE_DEFINITIONS
+    definitions_omitted = 0
+    for path in files:
+        module = rows[path][1] if path in rows else ""
+        defs = _definitions(db, path, module, extras[path]) if path in extras else []
+        if len(defs) > budget:
+            definitions_omitted += len(defs) - budget
+            defs = defs[:budget]
+        budget -= len(defs)
+        out.append({"path": path, "module": module, "docstring": extras[path].module_doc if path in extras else None,
+                    "definitions": defs})
+    notes = []
+    if files_omitted:
+        notes.append(f"{files_omitted} more files left out (at most {MAX_OUTLINE_FILES}): name sub-folders or files")
+    if definitions_omitted:
+        notes.append(f"{definitions_omitted} definitions left out (at most {MAX_OUTLINE_DEFINITIONS} in one outline)")
+    return {"schema": OUTLINE_SCHEMA, "head": graph_head(repo), "files": out, "files_omitted": files_omitted,
+            "definitions_omitted": definitions_omitted, "notes": notes, "warnings": warnings}
+
+
+def _definitions(db: Any, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
+    """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
+    A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
+    prefix = module + "." if module else ""
+    out = []
+    for qualname, kind, line, end_line, signature in db.execute(
+            "SELECT s.qualname, s.kind, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? ORDER BY s.line, s.id", (path,)):
+        if "<locals>" in qualname:
+            continue
+        out.append({"kind": kind, "name": qualname.removeprefix(prefix), "line": line,
+                    "end_line": end_line, "signature": signature,
+                    "decorators": list(extras.decorators.get(line, ())), "docstring": extras.docs.get(line)})
+    return out
