@@ -63,7 +63,7 @@ def graph_symbol_through_imports(repo: Repo, graph: CodeGraph, name: str) -> Sym
     from graphguard.languages.python.targets import Mod, Sym, Target
     from graphguard.model import FileFacts
 
-    blobs = dict(graph.db.execute("SELECT path, blob FROM files WHERE parsed"))
+    blobs = graph.parsed_blobs()
 
     def load(path: str) -> FileFacts | None:
         raw = repo.store.load_facts(blobs[path]) if path in blobs else None

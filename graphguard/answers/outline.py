@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphguard.answers.records import graph_head
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo
+from graphguard.store.reads import CodeGraph
+
+if TYPE_CHECKING:
+    from graphguard.caches import LRU
 
 OUTLINE_SCHEMA = "graphguard.outline/1"
 #: Files in one outline: a package of thousands of files is cut (and said so), the first in path order kept.
 MAX_OUTLINE_FILES = 200
 #: Definitions in one outline, over all its files.
 MAX_OUTLINE_DEFINITIONS = 4000
-#: Parsed blobs' docstrings and decorators, by blob sha (content-addressed: never stale), for a long-lived server.
-_EXTRAS_CACHE_SIZE = 4096
-_extras_cache: dict[str, Any] = {}
 
 
 def _relative(name: str) -> str | None:
@@ -54,17 +55,19 @@ def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, lis
 
 
 def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
-    """Docstrings and decorators per blob sha, parsed once per process."""
+    """Docstrings and decorators per blob sha, parsed once per open Repo (kept in `repo.caches.extras`:
+    by blob sha, content-addressed, so never stale, for a long-lived server)."""
     from graphguard import git
     from graphguard.languages.python import docstrings
 
-    wanted = sorted({sha for sha in blobs.values() if sha not in _extras_cache})
+    kept: LRU[str, docstrings.Extras] = repo.caches.extras
+    found = {sha: kept[sha] for sha in set(blobs.values()) if sha in kept}
+    wanted = sorted(set(blobs.values()) - found.keys())
     if wanted:
         for sha, data in git.read_blobs(repo.root, wanted):
-            if len(_extras_cache) >= _EXTRAS_CACHE_SIZE:
-                _extras_cache.pop(next(iter(_extras_cache)), None)
-            _extras_cache[sha] = docstrings.extract(data)
-    return {path: _extras_cache.get(sha, docstrings.NONE) for path, sha in blobs.items()}
+            found[sha] = docstrings.extract(data)
+            kept.put(sha, found[sha])
+    return {path: found.get(sha, docstrings.NONE) for path, sha in blobs.items()}
 
 
 def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
@@ -74,20 +77,15 @@ def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
     files, files_omitted, warnings = outline_paths(repo, paths)
     if not files and warnings and len(warnings) == len(paths):
         raise GraphguardError(f"{warnings[0]['path']!r}: {warnings[0]['message']}")
-    db = repo.store.graph
-    rows: dict[str, tuple[str, str]] = {}
-    for i in range(0, len(files), 500):
-        chunk = files[i:i + 500]
-        for path, blob, module in db.execute(
-                f"SELECT path, blob, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk):
-            rows[path] = (blob, module)
+    graph = CodeGraph(repo.store.graph)
+    rows = graph.file_rows(files)
     extras = _extras(repo, {p: rows[p][0] for p in files if p in rows})
     out: list[dict[str, Any]] = []
     budget = MAX_OUTLINE_DEFINITIONS
     definitions_omitted = 0
     for path in files:
         module = rows[path][1] if path in rows else ""
-        defs = _definitions(db, path, module, extras[path]) if path in extras else []
+        defs = _definitions(graph, path, module, extras[path]) if path in extras else []
         if len(defs) > budget:
             definitions_omitted += len(defs) - budget
             defs = defs[:budget]
@@ -103,14 +101,12 @@ def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
             "definitions_omitted": definitions_omitted, "notes": notes, "warnings": warnings}
 
 
-def _definitions(db: Any, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
+def _definitions(graph: CodeGraph, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
     """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
     A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
     prefix = module + "." if module else ""
     out = []
-    for qualname, kind, line, end_line, signature in db.execute(
-            "SELECT s.qualname, s.kind, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
-            " WHERE f.path = ? ORDER BY s.line, s.id", (path,)):
+    for qualname, kind, line, end_line, signature in graph.definitions_in(path):
         if "<locals>" in qualname:
             continue
         out.append({"kind": kind, "name": qualname.removeprefix(prefix), "line": line,
