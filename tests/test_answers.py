@@ -374,3 +374,19 @@ def test_check_compact_keeps_the_exit_code_and_the_verdict(broken: GitRepo, grap
     broken_callers = [c for ch in doc["changes"] for c in ch["callers"] if c["status"] == "broken"]
     assert {c["caller"] for c in broken_callers} == {"shop.checkout.checkout"}
     assert check.check_document  # the MCP server's entry point for a CheckResult
+
+
+def test_every_answer_prints_non_ascii_text_as_it_is(make_repo: Callable[..., GitRepo],
+                                                     graphguard: Callable[..., Result]) -> None:
+    """One JSON writer (commands/printing.write_json): callers, impact, outline, stats and index spell `café` alike."""
+    repo = make_repo({"m/__init__.py": "", "m/defs.py": "def café(x):\n    return x\n",
+                      "m/use.py": "from m.defs import café\n\n\ndef g():\n    return café(1)\n"})
+    outs = {args[0]: graphguard(repo, *args, "--format", "json") for args in
+            (("index",), ("callers", "m.defs.café"), ("impact", "m.defs.café"), ("outline", "m/defs.py"), ("stats",))}
+    for name, r in outs.items():
+        assert r.code == 0, (name, r.err)
+        assert "\\u00e9" not in r.out, name
+    assert '"symbol": "m.defs.café"' in outs["callers"].out and '"symbol": "m.defs.café"' in outs["impact"].out
+    assert '"caller": "m.use.g"' in outs["callers"].out
+    assert '"name": "café"' in outs["outline"].out
+    assert json.loads(outs["callers"].out)["symbol"] == json.loads(outs["impact"].out)["symbol"] == "m.defs.café"

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphguard.answers.records import graph_head
+from graphguard.answers.records import CallersAnswer, graph_head
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo
 from graphguard.store.reads import CodeGraph, SymbolRow, Use
-
-CALLERS_SCHEMA = "graphguard.callers/1"
 
 
 def find_symbol(repo: Repo, graph: CodeGraph, symbol: str) -> SymbolRow:
@@ -34,15 +32,16 @@ def use_entry(u: Use) -> dict[str, Any]:
             "resolution": u.resolution.value, "text": u.text, "args": args}
 
 
-def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:
+def callers_answer(repo: Repo, symbol: str) -> CallersAnswer:
     """graphguard.callers/1: every call site and reference of `symbol`."""
     graph = CodeGraph(repo.store.graph)
     sym = find_symbol(repo, graph, symbol)
-    return {
-        "schema": CALLERS_SCHEMA, "head": graph_head(repo),
-        "symbol": sym.qualname, "path": sym.path, "line": sym.line, "signature": sym.signature,
-        "callers": [use_entry(u) for u in graph.uses_of(sym.qualname)],
-    }
+    return CallersAnswer(graph_head(repo), sym.qualname, sym.path, sym.line, sym.signature,
+                         tuple(use_entry(u) for u in graph.uses_of(sym.qualname)))
+
+
+def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:
+    return callers_answer(repo, symbol).to_json()
 
 
 def defined_name(repo: Repo, graph: CodeGraph, name: str) -> str:

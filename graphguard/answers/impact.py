@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from graphguard.answers.callers import find_symbol, use_entry
-from graphguard.answers.records import graph_head
+from graphguard.answers.records import ImpactAnswer, graph_head
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo
 from graphguard.store.reads import CodeGraph, Use
 
-IMPACT_SCHEMA = "graphguard.impact/1"
 MAX_IMPACT_DEPTH = 5
 #: Callers listed in one impact answer, over all depths (a hub symbol has thousands).
 MAX_IMPACT_CALLERS = 500
@@ -18,7 +17,7 @@ MAX_IMPACT_CALLERS = 500
 MAX_IMPACT_NODES = 300
 
 
-def impact_document(repo: Repo, symbol: str, *, depth: int = 2) -> dict[str, Any]:
+def impact_answer(repo: Repo, symbol: str, *, depth: int = 2) -> ImpactAnswer:
     """graphguard.impact/1: the callers of `symbol`, their callers and so on to `depth`, and the tests that reach it."""
     from graphguard.config import load as load_config
     from graphguard.model import Resolution, UseKind
@@ -43,14 +42,17 @@ def impact_document(repo: Repo, symbol: str, *, depth: int = 2) -> dict[str, Any
     impacts = [CallerImpact(u.path, u.line, u.end_line, u.caller, Status.OK, "", u.kind, u.resolution)
                for u in first if u.kind is not UseKind.IMPORT and u.resolution is not Resolution.CANDIDATE]
     selection = select_tests(graph, load_config(repo.root), impacts, sym.qualname, changed_path=sym.path)
-    return {
-        "schema": IMPACT_SCHEMA, "head": graph_head(repo),
-        "symbol": sym.qualname, "path": sym.path, "line": sym.line, "signature": sym.signature, "depth": depth,
-        "callers": entries[:MAX_IMPACT_CALLERS], "callers_omitted": omitted,
-        "tests": [{"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance}
-                  for t in selection.hits],
-        "tests_omitted": selection.omitted, "notes": notes,
-    }
+    return ImpactAnswer(
+        graph_head(repo), sym.qualname, sym.path, sym.line, sym.signature, depth,
+        callers=tuple(entries[:MAX_IMPACT_CALLERS]), callers_omitted=omitted,
+        tests=tuple({"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance}
+                    for t in selection.hits),
+        tests_omitted=selection.omitted, notes=tuple(notes),
+    )
+
+
+def impact_document(repo: Repo, symbol: str, *, depth: int = 2) -> dict[str, Any]:
+    return impact_answer(repo, symbol, depth=depth).to_json()
 
 
 class _Levels:

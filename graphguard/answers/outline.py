@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from graphguard.answers.records import graph_head
+from graphguard.answers.records import OutlineAnswer, graph_head
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo
 from graphguard.store.reads import CodeGraph
@@ -13,7 +13,6 @@ from graphguard.store.reads import CodeGraph
 if TYPE_CHECKING:
     from graphguard.caches import LRU
 
-OUTLINE_SCHEMA = "graphguard.outline/1"
 #: Files in one outline: a package of thousands of files is cut (and said so), the first in path order kept.
 MAX_OUTLINE_FILES = 200
 #: Definitions in one outline, over all its files.
@@ -70,7 +69,7 @@ def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
     return {path: found.get(sha, docstrings.NONE) for path, sha in blobs.items()}
 
 
-def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
+def outline_answer(repo: Repo, paths: Sequence[str]) -> OutlineAnswer:
     """graphguard.outline/1: per file its definitions (signature, decorators, docstring's first line), no bodies."""
     if not paths:
         raise GraphguardError("name at least one file or folder")
@@ -97,8 +96,11 @@ def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
         notes.append(f"{files_omitted} more files left out (at most {MAX_OUTLINE_FILES}): name sub-folders or files")
     if definitions_omitted:
         notes.append(f"{definitions_omitted} definitions left out (at most {MAX_OUTLINE_DEFINITIONS} in one outline)")
-    return {"schema": OUTLINE_SCHEMA, "head": graph_head(repo), "files": out, "files_omitted": files_omitted,
-            "definitions_omitted": definitions_omitted, "notes": notes, "warnings": warnings}
+    return OutlineAnswer(graph_head(repo), tuple(out), files_omitted, definitions_omitted, tuple(notes), tuple(warnings))
+
+
+def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
+    return outline_answer(repo, paths).to_json()
 
 
 def _definitions(graph: CodeGraph, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
