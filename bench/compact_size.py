@@ -27,7 +27,7 @@ from typing import Any
 
 from common import git
 
-from graphguard import answers
+from graphguard.answers import callers, check, context, impact, outline, stats
 from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.report import indented
 from graphguard.report.compact import compact, expand
@@ -64,7 +64,7 @@ def check_answer(repo: Repo, path: str, old: str, new: str) -> dict[str, Any]:
     try:
         with open(full, "w", encoding="utf-8") as f:
             f.write(text.replace(old, new, 1))
-        return answers.check_document(run(repo, worktree=True))
+        return check.check_document(run(repo, worktree=True))
     finally:
         git(repo.root, "checkout", "--", path)
 
@@ -81,12 +81,12 @@ def main() -> None:
     cases: list[tuple[str, Callable[[], dict[str, Any]]]] = []
     for path, old, new in SIGNATURE_CHANGES:
         cases.append((f"check: required param added to {path}", lambda p=path, o=old, n=new: check_answer(repo, p, o, n)))
-    cases += [(f"callers {s}", lambda s=s: answers.callers_document(repo, s)) for s in CALLERS]
-    cases += [(f"impact {s} (depth 2)", lambda s=s: answers.impact_document(repo, s)) for s in IMPACT]
-    cases += [(f"context {t[:40]!r}", lambda t=t: answers.context_document(repo, t)) for t in TASKS]
-    cases += [(f"related {' '.join(r)}", lambda r=r: answers.related_document(repo, r)) for r in RELATED]
-    cases += [(f"outline {' '.join(o)}", lambda o=o: answers.outline_document(repo, o)) for o in OUTLINES]
-    cases.append(("stats", lambda: answers.stats_document(repo)))
+    cases += [(f"callers {s}", lambda s=s: callers.callers_document(repo, s)) for s in CALLERS]
+    cases += [(f"impact {s} (depth 2)", lambda s=s: impact.impact_document(repo, s)) for s in IMPACT]
+    cases += [(f"context {t[:40]!r}", lambda t=t: context.context_document(repo, t)) for t in TASKS]
+    cases += [(f"related {' '.join(r)}", lambda r=r: context.related_document(repo, r)) for r in RELATED]
+    cases += [(f"outline {' '.join(o)}", lambda o=o: outline.outline_document(repo, o)) for o in OUTLINES]
+    cases.append(("stats", lambda: stats.stats_document(repo)))
 
     rows = []
     for name, build in cases:

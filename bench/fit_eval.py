@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from graphguard.answers import fit_repository
+from graphguard.answers.context import fit_repository
 from graphguard.repo import ensure_current, open_repo
 
 

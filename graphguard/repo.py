@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphguard import git
+from graphguard.caches import Caches
 from graphguard.config import Config
 from graphguard.errors import LockTimeout
 from graphguard.model import IndexResult
@@ -19,6 +20,8 @@ from graphguard.store.schema import GRAPH_VERSION, describes
 class Repo:
     paths: git.RepoPaths
     store: Store
+    # What a long-lived process (the MCP server's Session) keeps between answers; a CLI run opens a new Repo.
+    caches: Caches = field(default_factory=Caches)
 
     @property
     def root(self) -> str:

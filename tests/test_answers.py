@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphguard import answers
+from graphguard.answers import callers, check, context, impact, outline, stats
 from graphguard.errors import GraphguardError
 from graphguard.repo import ensure_current, open_repo
 from graphguard.report.compact import DEFAULTS, KEYS, SAME_AS, SHAPES, compact, dumps, expand
@@ -211,7 +211,7 @@ def test_a_default_is_dropped_only_where_the_schema_fixes_the_keys() -> None:
 def test_documents_answer_again_after_head_moves(shop: GitRepo) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
-    first = answers.callers_document(repo, "shop.cart.make_cart")
+    first = callers.callers_document(repo, "shop.cart.make_cart")
     assert first["head"] == shop.head
     assert [(c["path"], c["kind"]) for c in first["callers"]] == [("shop/checkout.py", "import"), ("shop/checkout.py", "call")]
     call = first["callers"][1]
@@ -219,34 +219,34 @@ def test_documents_answer_again_after_head_moves(shop: GitRepo) -> None:
     assert first["callers"][0]["args"] is None
     new = shop.commit("another caller", {"shop/more.py": "from shop.cart import make_cart\n\nmake_cart([], owner=1)\n"})
     # Nothing refreshes by itself: the document describes the graph's commit until someone refreshes it.
-    assert answers.callers_document(repo, "shop.cart.make_cart") == first
+    assert callers.callers_document(repo, "shop.cart.make_cart") == first
     ensure_current(repo)
-    again = answers.callers_document(repo, "shop.cart.make_cart")
+    again = callers.callers_document(repo, "shop.cart.make_cart")
     assert again["head"] == new
     assert {c["path"] for c in again["callers"]} == {"shop/checkout.py", "shop/more.py"}
-    assert answers.stats_document(repo)["head"] == new
-    assert answers.context_document(repo, "make a cart")["head"] == new
-    assert answers.related_document(repo, ["shop.cart.make_cart"])["results"]
-    assert answers.outline_document(repo, ["shop/more.py"])["files"][0]["path"] == "shop/more.py"
+    assert stats.stats_document(repo)["head"] == new
+    assert context.context_document(repo, "make a cart")["head"] == new
+    assert context.related_document(repo, ["shop.cart.make_cart"])["results"]
+    assert outline.outline_document(repo, ["shop/more.py"])["files"][0]["path"] == "shop/more.py"
 
 
 def test_bad_requests_are_errors(shop: GitRepo) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
     with pytest.raises(GraphguardError, match="no symbol 'shop.cart.nothing'"):
-        answers.impact_document(repo, "shop.cart.nothing")
+        impact.impact_document(repo, "shop.cart.nothing")
     with pytest.raises(GraphguardError, match="--depth"):
-        answers.impact_document(repo, "shop.cart.make_cart", depth=0)
+        impact.impact_document(repo, "shop.cart.make_cart", depth=0)
     with pytest.raises(GraphguardError, match="profile"):
-        answers.context_document(repo, "cart", profile="nope")
+        context.context_document(repo, "cart", profile="nope")
     with pytest.raises(GraphguardError, match="empty"):
-        answers.context_document(repo, "  ")
+        context.context_document(repo, "  ")
     with pytest.raises(GraphguardError, match="at least one"):
-        answers.related_document(repo, [])
+        context.related_document(repo, [])
     with pytest.raises(GraphguardError, match="at least one"):
-        answers.outline_document(repo, [])
+        outline.outline_document(repo, [])
     with pytest.raises(GraphguardError, match="inside the repository"):
-        answers.outline_document(repo, ["/etc"])
+        outline.outline_document(repo, ["/etc"])
 
 
 # --- outline ---------------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ def test_outline_of_a_file(shop: GitRepo) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
     shop.write({"shop/cart.py": '"""Changed in the working tree only."""\n'})  # the outline reads the graph's commit
-    doc = answers.outline_document(repo, ["./shop/cart.py"])
+    doc = outline.outline_document(repo, ["./shop/cart.py"])
     assert doc["head"] == shop.head and doc["warnings"] == [] and doc["files_omitted"] == 0
     (f,) = doc["files"]
     assert (f["path"], f["module"], f["docstring"]) == ("shop/cart.py", "shop.cart", "Carts and their totals.")
@@ -274,19 +274,19 @@ def test_outline_of_a_file(shop: GitRepo) -> None:
 def test_outline_of_folders_warns_about_what_names_nothing(shop: GitRepo) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
-    doc = answers.outline_document(repo, ["shop/", "nowhere", "../up", "/abs/path"])
+    doc = outline.outline_document(repo, ["shop/", "nowhere", "../up", "/abs/path"])
     assert [f["path"] for f in doc["files"]] == ["shop/__init__.py", "shop/cart.py", "shop/checkout.py"]
     assert [w["path"] for w in doc["warnings"]] == ["nowhere", "../up", "/abs/path"]
-    whole = answers.outline_document(repo, ["."])
+    whole = outline.outline_document(repo, ["."])
     assert [f["path"] for f in whole["files"]] == ["shop/__init__.py", "shop/cart.py", "shop/checkout.py", "tests/test_checkout.py"]
 
 
 def test_outline_is_bounded(shop: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
-    monkeypatch.setattr(answers, "MAX_OUTLINE_FILES", 2)
-    monkeypatch.setattr(answers, "MAX_OUTLINE_DEFINITIONS", 3)
-    doc = answers.outline_document(repo, ["."])
+    monkeypatch.setattr(outline, "MAX_OUTLINE_FILES", 2)
+    monkeypatch.setattr(outline, "MAX_OUTLINE_DEFINITIONS", 3)
+    doc = outline.outline_document(repo, ["."])
     assert [f["path"] for f in doc["files"]] == ["shop/__init__.py", "shop/cart.py"]
     assert doc["files_omitted"] == 2 and doc["definitions_omitted"] == 2
     assert sum(len(f["definitions"]) for f in doc["files"]) == 3
@@ -297,7 +297,7 @@ def test_outline_of_a_file_ast_cannot_parse_shows_what_the_graph_has(make_repo: 
     repo_ = make_repo({"p/__init__.py": "", "p/py2.py": "def f(a):\n    print 'x'\n", "p/ok.py": "def g():\n    '''Doc.'''\n"})
     repo = open_repo(str(repo_.root))
     ensure_current(repo)
-    doc = answers.outline_document(repo, ["p"])
+    doc = outline.outline_document(repo, ["p"])
     by_path = {f["path"]: f for f in doc["files"]}
     assert [d["docstring"] for d in by_path["p/ok.py"]["definitions"]] == ["Doc."]
     assert all(d["docstring"] is None for d in by_path["p/py2.py"]["definitions"])
@@ -322,16 +322,16 @@ def test_outline_cli(shop: GitRepo, graphguard: Callable[..., Result], monkeypat
 def test_impact_walks_callers_to_the_depth_asked(shop: GitRepo) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
-    one = answers.impact_document(repo, "shop.cart.make_cart", depth=1)
+    one = impact.impact_document(repo, "shop.cart.make_cart", depth=1)
     assert {(c["caller"], c["distance"]) for c in one["callers"]} == {("shop.checkout", 1), ("shop.checkout.checkout", 1)}
-    two = answers.impact_document(repo, "shop.cart.make_cart")
+    two = impact.impact_document(repo, "shop.cart.make_cart")
     got = [(c["caller"], c["kind"], c["distance"], c["callee"]) for c in two["callers"]]
     assert got[:2] == [("shop.checkout", "import", 1, "shop.cart.make_cart"),
                        ("shop.checkout", "call", 1, "shop.cart.make_cart")] or got[0][2] == 1
     assert ("shop.checkout.pay", "call", 2, "shop.checkout.checkout") in got
     assert ("shop.checkout.refund", "call", 2, "shop.checkout.checkout") in got
     assert not [g for g in got if g[2] == 3]
-    three = answers.impact_document(repo, "shop.cart.make_cart", depth=3)
+    three = impact.impact_document(repo, "shop.cart.make_cart", depth=3)
     assert ("test_checkout.test_pay", "call", 3, "shop.checkout.pay") in [
         (c["caller"], c["kind"], c["distance"], c["callee"]) for c in three["callers"]]
     assert [t["name"] for t in two["tests"]] == ["tests/test_checkout.py::test_pay"]
@@ -343,13 +343,13 @@ def test_impact_walks_callers_to_the_depth_asked(shop: GitRepo) -> None:
 def test_impact_is_bounded(shop: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = open_repo(str(shop.root))
     ensure_current(repo)
-    monkeypatch.setattr(answers, "MAX_IMPACT_CALLERS", 2)
-    doc = answers.impact_document(repo, "shop.cart.make_cart", depth=3)
+    monkeypatch.setattr(impact, "MAX_IMPACT_CALLERS", 2)
+    doc = impact.impact_document(repo, "shop.cart.make_cart", depth=3)
     assert len(doc["callers"]) == 2 and doc["callers_omitted"] >= 2
     assert all(c["distance"] == 1 for c in doc["callers"])  # the farthest are cut
     assert any("left out" in n for n in doc["notes"])
-    monkeypatch.setattr(answers, "MAX_IMPACT_NODES", 1)
-    stopped = answers.impact_document(repo, "shop.cart.make_cart", depth=3)
+    monkeypatch.setattr(impact, "MAX_IMPACT_NODES", 1)
+    stopped = impact.impact_document(repo, "shop.cart.make_cart", depth=3)
     assert any("stopped" in n for n in stopped["notes"])
 
 
@@ -373,4 +373,20 @@ def test_check_compact_keeps_the_exit_code_and_the_verdict(broken: GitRepo, grap
     assert doc["verdict"] == "block" and doc["compared"] == "staged"
     broken_callers = [c for ch in doc["changes"] for c in ch["callers"] if c["status"] == "broken"]
     assert {c["caller"] for c in broken_callers} == {"shop.checkout.checkout"}
-    assert answers.check_document  # the MCP server's entry point for a CheckResult
+    assert check.check_document  # the MCP server's entry point for a CheckResult
+
+
+def test_every_answer_prints_non_ascii_text_as_it_is(make_repo: Callable[..., GitRepo],
+                                                     graphguard: Callable[..., Result]) -> None:
+    """One JSON writer (commands/printing.write_json): callers, impact, outline, stats and index spell `café` alike."""
+    repo = make_repo({"m/__init__.py": "", "m/defs.py": "def café(x):\n    return x\n",
+                      "m/use.py": "from m.defs import café\n\n\ndef g():\n    return café(1)\n"})
+    outs = {args[0]: graphguard(repo, *args, "--format", "json") for args in
+            (("index",), ("callers", "m.defs.café"), ("impact", "m.defs.café"), ("outline", "m/defs.py"), ("stats",))}
+    for name, r in outs.items():
+        assert r.code == 0, (name, r.err)
+        assert "\\u00e9" not in r.out, name
+    assert '"symbol": "m.defs.café"' in outs["callers"].out and '"symbol": "m.defs.café"' in outs["impact"].out
+    assert '"caller": "m.use.g"' in outs["callers"].out
+    assert '"name": "café"' in outs["outline"].out
+    assert json.loads(outs["callers"].out)["symbol"] == json.loads(outs["impact"].out)["symbol"] == "m.defs.café"

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from graphguard import git
+from graphguard.caches import MAX_ROOTS, Caches
 from graphguard.check import scan
 from graphguard.languages.python.modules import is_python
 from tests.helpers import GitRepo
@@ -18,11 +19,14 @@ FILES = {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/sub/b.py": "y = 2\n"
          ".gitignore": "build/\n"}
 
 
+KEPT = [Caches()]  # what one long-lived process keeps (Repo.caches); new for each test
+
+
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
-    scan.forget()
+    KEPT[0] = Caches()
     yield
-    scan.forget()
+    KEPT[0] = Caches()
 
 
 def truth(repo: GitRepo) -> list[tuple[str, str, str | None]]:
@@ -31,7 +35,7 @@ def truth(repo: GitRepo) -> list[tuple[str, str, str | None]]:
 
 
 def scanned(repo: GitRepo) -> list[tuple[str, str, str | None]]:
-    raw = scan.worktree_changes(git.repo_paths(str(repo.root)), repo.head)
+    raw = scan.worktree_changes(KEPT[0].scans, git.repo_paths(str(repo.root)), repo.head)
     return sorted((c.path, c.status, c.old.sha if c.old else None) for c in raw)
 
 
@@ -101,11 +105,11 @@ def test_nothing_asked_of_git_while_nothing_changed(make_repo: Callable[..., Git
 
 
 def test_kept_scans_are_bounded(make_repo: Callable[..., GitRepo]) -> None:
-    repos = [make_repo(FILES) for _ in range(scan.MAX_ROOTS + 2)]
+    repos = [make_repo(FILES) for _ in range(MAX_ROOTS + 2)]
     for repo in repos:
         scanned(repo)
-    assert len(scan._kept) == scan.MAX_ROOTS
-    assert str(repos[0].root) not in scan._kept and str(repos[-1].root) in scan._kept
+    assert len(KEPT[0].scans) == MAX_ROOTS
+    assert str(repos[0].root) not in KEPT[0].scans and str(repos[-1].root) in KEPT[0].scans
     assert os.path.isdir(repos[0].root)
 
 
@@ -114,23 +118,23 @@ def test_paths_in_conflict_are_asked_again_when_the_index_moves(make_repo: Calla
     monkeypatch.setattr(scan, "SETTLE_NS", 0)
     repo = make_repo(FILES)
     paths = git.repo_paths(str(repo.root))
-    assert scan.unmerged_paths(paths) == []
-    assert str(repo.root) in scan._unmerged  # kept: the index had settled
+    assert scan.unmerged_paths(KEPT[0].unmerged, paths) == []
+    assert str(repo.root) in KEPT[0].unmerged  # kept: the index had settled
     repo.git("checkout", "-q", "-b", "other")
     repo.commit("other", {"pkg/a.py": "x = 'other'\n"})
     repo.git("checkout", "-q", "main")
     repo.commit("main", {"pkg/a.py": "x = 'main'\n"})
     repo.git("merge", "other", check=False)
-    assert scan.unmerged_paths(paths) == ["pkg/a.py"] == git.unmerged_paths(str(repo.root))
+    assert scan.unmerged_paths(KEPT[0].unmerged, paths) == ["pkg/a.py"] == git.unmerged_paths(str(repo.root))
 
 
 def test_blobs_are_kept_up_to_a_bound(make_repo: Callable[..., GitRepo], monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(FILES)
     shas = sorted({e.sha for e in git.ls_tree(str(repo.root), "HEAD")})
-    first = scan.read_blobs(str(repo.root), shas)
-    assert first == dict(git.read_blobs(str(repo.root), shas)) and set(scan._blobs) == set(shas)
+    first = scan.read_blobs(KEPT[0].blobs, str(repo.root), shas)
+    assert first == dict(git.read_blobs(str(repo.root), shas)) and set(KEPT[0].blobs) == set(shas)
     monkeypatch.setattr(git, "read_blobs", lambda *a: pytest.fail("asked git again"))
-    assert scan.read_blobs(str(repo.root), shas) == first
-    monkeypatch.setattr(scan, "MAX_BLOB_BYTES", 8)
-    scan.read_blobs(str(repo.root), shas[:1])
-    assert sum(len(b) for b in scan._blobs.values()) <= 8
+    assert scan.read_blobs(KEPT[0].blobs, str(repo.root), shas) == first
+    KEPT[0].blobs.most = 8
+    scan.read_blobs(KEPT[0].blobs, str(repo.root), shas[:1])
+    assert sum(len(b) for b in KEPT[0].blobs.values()) <= 8

@@ -85,7 +85,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     head_commit = at or git.head(root)
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
-    revisions.refuse(scan.unmerged_paths(repo.paths), config)  # as refuse_conflicts, asked again when the index moved
+    revisions.refuse(scan.unmerged_paths(repo.caches.unmerged, repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     if at is None:
         ensure_current(repo, config=config, at=head_commit, text_index=False)
     revs = revisions.Revisions(head_commit, revisions.Proposed(wanted), list(wanted.notes))
@@ -102,7 +102,7 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
     stored_blob = StoredPaths(repo.store.graph).blob if revs.proposals is not None and graph_head(repo.store) == revs.old else None
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
-    worktree_diff = functools.partial(scan.worktree_changes, repo.paths) if revs.proposals is not None else None
+    worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if revs.proposals is not None else None
     changes = revisions.changed(root, config, revs.old, revs.target, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
@@ -147,7 +147,7 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
-    sides = revisions.read_sides(repo.root, old_rev, target, diff)
+    sides = revisions.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
     over = overlay.build(repo, sides, config, cache_facts=not isinstance(target, revisions.Proposed))
     found = interface.find(over, config)

@@ -24,6 +24,7 @@ from graphguard.store.reads import CodeGraph
 from graphguard.store.schema import MetaKey, head
 
 if TYPE_CHECKING:
+    from graphguard.caches import LRU
     from graphguard.config import Config
     from graphguard.index.update import Indexer
     from graphguard.languages.python.resolver import InfoCache, Resolver
@@ -209,7 +210,7 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
     store = repo.store
     indexer = Indexer(repo.paths, store)
     commented = _comment_edits(store, sides)
-    new_facts = _parse_new(store, sides, cache_facts, commented)
+    new_facts = _parse_new(store, sides, cache_facts, commented, repo.caches.parsed)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
     stored_head = head(store)
@@ -281,12 +282,6 @@ class _Overlaid(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-#: Without the blob cache (a shadow check writes nothing), the facts of the last new versions parsed are
-#: kept in the process: a long-lived one (the MCP server) asks about the same working-tree edits again and again.
-_PARSED: dict[str, FileFacts] = {}  # blob sha -> facts, oldest first
-_PARSED_MAX = 256
-
-
 def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
     (Language.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
@@ -307,17 +302,21 @@ def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
     return out
 
 
-def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str, str]) -> Facts:
+def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str, str],
+               parsed: LRU[str, FileFacts]) -> Facts:
     """Tree-sitter facts of the new versions (`known`: the JSON of those of a comment edit, decoded when
-    asked for); they go to the blob cache: once the commit lands, bringing the graph to it costs no parse."""
+    asked for); they go to the blob cache: once the commit lands, bringing the graph to it costs no parse.
+    Without the blob cache (a shadow check writes nothing), the facts of the last new versions parsed are
+    kept in `parsed` (Caches.parsed): a long-lived process (the MCP server) asks about the same working-tree
+    edits again and again."""
     from graphguard.index.facts import parse_blob
 
     new_facts = Facts()
     fresh_rows = []
     for path, data in sides.new.data.items():
         sha = sides.new.blobs[path]
-        if not cache_facts and sha in _PARSED:
-            new_facts.put(path, _PARSED[sha])
+        if not cache_facts and sha in parsed:
+            new_facts.put(path, parsed[sha])
             continue
         raw = store.load_facts(sha)
         if path in known:
@@ -330,9 +329,7 @@ def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str
             fresh_rows.append((sha, raw))
         new_facts.put(path, FileFacts.from_json(raw))
         if not cache_facts:
-            _PARSED[sha] = new_facts[path]
-            while len(_PARSED) > _PARSED_MAX:
-                del _PARSED[next(iter(_PARSED))]
+            parsed.put(sha, new_facts[path])
     if fresh_rows and cache_facts:
         store.save_facts(fresh_rows)
     return new_facts

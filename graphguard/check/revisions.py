@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard import git
+from graphguard.caches import LRU
 from graphguard.check import scan
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
@@ -313,7 +314,8 @@ def refuse_links(root: str, proposals: Proposals) -> None:
                 raise GraphguardError(f"{path}: a folder, not a file")
 
 
-def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes) -> Sides:
+def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes, *,
+               kept_blobs: LRU[str, bytes] | None = None) -> Sides:
     """Both sides' bytes: the blobs of both through one `git cat-file --batch` (the entries came with the diff);
     the working tree's files for Worktree; for Proposed those, with the proposals laid over them."""
     warnings: list[FileWarning] = []
@@ -331,7 +333,11 @@ def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes
     new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
     wanted = sorted(old_wanted.keys() | new_wanted.keys())
     # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
-    contents = scan.read_blobs(root, wanted) if proposals is not None else dict(git.read_blobs(root, wanted))
+    # (`kept_blobs`: Caches.blobs of the Repo.)
+    if proposals is not None and kept_blobs is not None:
+        contents = scan.read_blobs(kept_blobs, root, wanted)
+    else:
+        contents = dict(git.read_blobs(root, wanted))
     old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
     if proposals is not None:
         proposed = proposals.by_path

@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from graphguard import git
+from graphguard.caches import LRU
 from graphguard.languages import for_path
 
 SETTLE_NS = 2_000_000_000
-MAX_ROOTS = 8
 
 Key = tuple[int, int, int, int, int] | None  # (mode, inode, size, mtime_ns, ctime_ns); None: not there
 
@@ -44,64 +44,49 @@ class _Kept:
     racy_folders: dict[str, list[str] | None] = field(default_factory=dict)  # path -> its names then
 
 
-_kept: dict[str, _Kept | None] = {}  # root -> its kept scan (None: scanned once, nothing kept)
-_unmerged: dict[str, tuple[Key, list[str]]] = {}  # root -> (the index's stat, the paths in conflict)
-_blobs: dict[str, bytes] = {}  # sha -> bytes, oldest first
-MAX_BLOB_BYTES = 32 * 1024 * 1024
+Scans = LRU[str, _Kept | None]  # root -> its kept scan (None: scanned once, nothing kept); Caches.scans
+Unmerged = LRU[str, tuple[Key, list[str]]]  # root -> (the index's stat, the paths in conflict); Caches.unmerged
 
 
-def worktree_changes(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
+def worktree_changes(kept_scans: Scans, paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
     """The Python files' changes between `commit` and the working tree, as git.diff_raw lists them."""
     root = paths.root
-    kept = _kept.get(root)
+    kept = kept_scans.get(root)
     if kept is not None and kept.commit == commit and _unchanged(kept):
         return list(kept.raw)
-    if root not in _kept:
-        _remember(root, None)
+    if root not in kept_scans:
+        kept_scans.put(root, None)
         return _python(git.diff_raw(root, commit, git.WORKTREE))
-    return _scan(paths, commit)
+    return _scan(kept_scans, paths, commit)
 
 
-def unmerged_paths(paths: git.RepoPaths) -> list[str]:
+def unmerged_paths(kept: Unmerged, paths: git.RepoPaths) -> list[str]:
     """`git ls-files -u`, asked again only when the index's stat moved (or had just moved when asked)."""
     key = _key(os.path.join(paths.git_dir, "index"))
-    got = _unmerged.get(paths.root)
+    got = kept.get(paths.root)
     if got is not None and key is not None and got[0] == key:
         return list(got[1])
     began = time.time_ns()
     found = git.unmerged_paths(paths.root)
-    _unmerged.pop(paths.root, None)
+    kept.pop(paths.root)
     if key is not None and max(key[3], key[4]) < began - SETTLE_NS:
-        while len(_unmerged) >= MAX_ROOTS:
-            del _unmerged[next(iter(_unmerged))]
-        _unmerged[paths.root] = (key, found)
+        kept.put(paths.root, (key, found))
     return list(found)
 
 
-def read_blobs(root: str, shas: list[str]) -> dict[str, bytes]:
-    """git.read_blobs, with the bytes of the blobs read lately kept (up to MAX_BLOB_BYTES in all)."""
-    out = {sha: _blobs[sha] for sha in shas if sha in _blobs}
+def read_blobs(kept: LRU[str, bytes], root: str, shas: list[str]) -> dict[str, bytes]:
+    """git.read_blobs, with the bytes of the blobs read lately kept (Caches.blobs: up to its bound in all)."""
+    out = {sha: kept[sha] for sha in shas if sha in kept}
     missing = [sha for sha in shas if sha not in out]
     if missing:
         out.update(git.read_blobs(root, missing))
     for sha in shas:
         if sha in out:
-            _blobs.pop(sha, None)
-            _blobs[sha] = out[sha]  # the newest last
-    total = sum(len(b) for b in _blobs.values())
-    while total > MAX_BLOB_BYTES and _blobs:
-        total -= len(_blobs.pop(next(iter(_blobs))))
+            kept.put(sha, out[sha])  # the newest last
     return out
 
 
-def forget() -> None:
-    """Drop everything kept (tests, benchmarks)."""
-    _kept.clear()
-    _unmerged.clear()
-    _blobs.clear()
-
-
-def _scan(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
+def _scan(kept_scans: Scans, paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
     began = time.time_ns()
     watched = list(_watched(paths))
     stats = {p: _key(p) for p in watched}  # before git looks: what changes after, the next reuse sees
@@ -109,19 +94,12 @@ def _scan(paths: git.RepoPaths, commit: str) -> list[git.RawChange]:
     kept = _Kept(commit, [], stats, {p: _read(p) for p in racy if _is(stats[p], stat.S_ISREG)},
                  {p: _names(p) for p in racy if _is(stats[p], stat.S_ISDIR)})
     kept.raw = _python(git.diff_raw(paths.root, commit, git.WORKTREE))
-    _remember(paths.root, kept)
+    kept_scans.put(paths.root, kept)
     return list(kept.raw)
 
 
 def _python(raw: list[git.RawChange]) -> list[git.RawChange]:
     return [c for c in raw if for_path(c.path) is not None]
-
-
-def _remember(root: str, kept: _Kept | None) -> None:
-    _kept.pop(root, None)
-    while len(_kept) >= MAX_ROOTS:
-        del _kept[next(iter(_kept))]  # the oldest
-    _kept[root] = kept
 
 
 def _unchanged(kept: _Kept) -> bool:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from graphguard import output
-from graphguard.answers import callers_document
-from graphguard.commands.printing import write_compact
+from graphguard.answers.callers import callers_answer
+from graphguard.commands.printing import write_compact, write_json
 from graphguard.model import Resolution
 from graphguard.repo import ensure_current, open_repo
 
@@ -14,12 +12,11 @@ from graphguard.repo import ensure_current, open_repo
 def callers(repo_path: str, symbol: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
     ensure_current(repo)
-    doc = callers_document(repo, symbol)
+    doc = callers_answer(repo, symbol).to_json()
     if compact:
         return write_compact(doc)
     if fmt == "json":
-        output.write(json.dumps(doc, indent=2))
-        return 0
+        return write_json(doc)
     lines = [f"{doc['symbol']}  {doc['path']}:{doc['line']}  {doc['signature']}"]
     for u in doc["callers"]:
         how = "" if u["resolution"] == Resolution.EXACT.value else f"  [{u['resolution']}]"

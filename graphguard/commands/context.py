@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
-from graphguard.answers import check_retrieval_request, retrieve
+from graphguard.answers.context import check_retrieval_request, retrieve
 from graphguard.errors import GraphguardError
 from graphguard.repo import ensure_current, open_repo
 

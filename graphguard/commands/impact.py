@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphguard import output
-from graphguard.answers import impact_document
+from graphguard.answers.impact import impact_answer
 from graphguard.commands.printing import write_compact, write_json
 from graphguard.repo import ensure_current, open_repo
 
@@ -11,7 +11,7 @@ from graphguard.repo import ensure_current, open_repo
 def impact(repo_path: str, symbol: str, *, depth: int = 2, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
     ensure_current(repo)
-    doc = impact_document(repo, symbol, depth=depth)
+    doc = impact_answer(repo, symbol, depth=depth).to_json()
     if compact:
         return write_compact(doc)
     if fmt == "json":

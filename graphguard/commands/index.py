@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from graphguard import output
@@ -11,21 +10,19 @@ from graphguard.repo import Repo, ensure_current, open_repo
 
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
-    from graphguard.commands.printing import write_compact
+    from graphguard.answers.records import IndexAnswer
+    from graphguard.commands.printing import write_compact, write_json
 
     repo = open_repo(repo_path)
     r = ensure_current(repo)
     _text_index(repo, r.head)
     fitted = _fit_if_due(repo, r.head)
-    doc = {
-        "schema": "graphguard.index/1", "head": r.head, "files": r.files, "parsed": r.parsed,
-        "resolved": r.resolved, "noop": r.noop, "elapsed_ms": r.elapsed_ms,
-        "warnings": [{"path": p, "message": m} for p, m in r.warnings],
-    }
+    doc = IndexAnswer(r.head, r.files, r.parsed, r.resolved, r.noop, r.elapsed_ms,
+                      tuple({"path": p, "message": m} for p, m in r.warnings)).to_json()
     if compact:
         return write_compact(doc)
     if fmt == "json":
-        output.write(json.dumps(doc, indent=2))
+        write_json(doc)
     elif r.head is None:
         output.write("graphguard: no commit yet; the graph is empty")
     elif r.noop:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
-from graphguard.answers import outline_document
+from graphguard.answers.outline import outline_answer
 from graphguard.commands.printing import write_compact, write_json
 from graphguard.repo import ensure_current, open_repo
 
@@ -13,7 +13,7 @@ from graphguard.repo import ensure_current, open_repo
 def outline(repo_path: str, paths: Sequence[str], *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
     ensure_current(repo)
-    doc = outline_document(repo, paths)
+    doc = outline_answer(repo, paths).to_json()
     for w in doc["warnings"]:
         output.warn(f"{w['path']}: {w['message']}")
     if compact:

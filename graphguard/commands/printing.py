@@ -18,6 +18,8 @@ def write_compact(doc: Mapping[str, Any]) -> int:
 
 
 def write_json(doc: Mapping[str, Any]) -> int:
+    """Print an answer as indented JSON (`--format json`), the one writer of every answer command: UTF-8 as it is
+    (`m.café`, not `m.caf\\u00e9`), two spaces of indentation, the document's key order."""
     from graphguard.report import indented
     from graphguard.report.printable import printable
 

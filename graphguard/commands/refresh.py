@@ -193,7 +193,7 @@ def _failed(e: BaseException) -> int:
 def _refit_if_due(repo: Repo) -> None:
     """The retrieval profile fitted again when enough commits arrived (retrieval/fitting.REFIT_AFTER), here in
     the detached refresher, after it let go of the refresh lock: nobody waits for it; bounded in time, logged."""
-    from graphguard.answers import graph_head
+    from graphguard.answers.records import graph_head
     from graphguard.config import load as load_config
     from graphguard.retrieval import fitting
 

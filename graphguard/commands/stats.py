@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from graphguard import output
-from graphguard.answers import stats_document
-from graphguard.commands.printing import write_compact
+from graphguard.answers.stats import stats_answer
+from graphguard.commands.printing import write_compact, write_json
 from graphguard.config import load as load_config
 from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
 from graphguard.store.reads import CodeGraph
@@ -36,13 +35,12 @@ def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     if rebuild_if_damaged(repo, thorough=True):
         ensure_current(repo, verify=False)
     graph = CodeGraph(repo.store.graph)
-    s = stats_document(repo)
+    s = stats_answer(repo).to_json()
     head = s["head"]
     if compact:
         return write_compact(s)
     if fmt == "json":
-        output.write(json.dumps(s, indent=2))
-        return 0
+        return write_json(s)
     imp, calls = s["imports"], s["calls"]
     assert isinstance(imp, dict) and isinstance(calls, dict)
     lines = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
@@ -119,7 +119,7 @@ def _unknown_arguments(tool: Tool, args: Arguments) -> None:
 
 
 def _timed(result: CheckResult, t0: float) -> Document:
-    from graphguard.answers import check_document
+    from graphguard.answers.check import check_document
 
     result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
     return check_document(result)
@@ -155,20 +155,20 @@ def _check(session: Session, args: Arguments) -> Document:
 
 
 def _callers(session: Session, args: Arguments) -> Document:
-    from graphguard.answers import callers_document
+    from graphguard.answers.callers import callers_answer
 
     symbol = _string(args, "symbol")
     with session.answering() as head:
-        return {**callers_document(session.repo, symbol), "head": head}
+        return replace(callers_answer(session.repo, symbol), head=head).to_json()
 
 
 def _impact(session: Session, args: Arguments) -> Document:
-    from graphguard.answers import impact_document
+    from graphguard.answers.impact import impact_answer
 
     symbol = _string(args, "symbol")
     depth = _int(args, "depth", 2, 1, MAX_DEPTH)
     with session.answering() as head:
-        return {**impact_document(session.repo, symbol, depth=depth), "head": head}
+        return replace(impact_answer(session.repo, symbol, depth=depth), head=head).to_json()
 
 
 def _retrieval_options(args: Arguments) -> dict[str, Any]:
@@ -180,7 +180,7 @@ def _retrieval_options(args: Arguments) -> dict[str, Any]:
 
 
 def _context(session: Session, args: Arguments) -> Document:
-    from graphguard.answers import context_document
+    from graphguard.answers.context import context_document
 
     task = _string(args, "task")
     options = _retrieval_options(args)
@@ -189,7 +189,7 @@ def _context(session: Session, args: Arguments) -> Document:
 
 
 def _related(session: Session, args: Arguments) -> Document:
-    from graphguard.answers import related_document
+    from graphguard.answers.context import related_document
 
     targets = _targets(args, "targets")
     options = _retrieval_options(args)
@@ -199,10 +199,10 @@ def _related(session: Session, args: Arguments) -> Document:
 
 def _outline(session: Session, args: Arguments) -> Document:
     paths = [repo_path(p) for p in _strings(args, "paths", required=True)]
-    from graphguard.answers import outline_document
+    from graphguard.answers.outline import outline_answer
 
     with session.answering() as head:
-        return {**outline_document(session.repo, paths), "head": head}
+        return replace(outline_answer(session.repo, paths), head=head).to_json()
 
 
 # --- the table --------------------------------------------------------------------------------

@@ -356,3 +356,25 @@ class CodeGraph:
         """Warnings about files that are not in the graph at all (symlinks, undecodable names)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (MetaKey.SNAPSHOT_WARNINGS.value,)).fetchone()
         return [(p, w) for p, w in json.loads(row[0])] if row and row[0] else []
+
+    # --- for the answers (answers/callers, answers/outline) -------------------------------------
+
+    def parsed_blobs(self) -> dict[str, str]:
+        """path -> blob sha of every parsed file."""
+        return dict(self.db.execute("SELECT path, blob FROM files WHERE parsed"))
+
+    def file_rows(self, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """path -> (blob sha, module) of those of `paths` the graph holds."""
+        rows: dict[str, tuple[str, str]] = {}
+        for i in range(0, len(paths), 500):  # within SQLite's limit of bound parameters
+            chunk = paths[i:i + 500]
+            for path, blob, module in self.db.execute(
+                    f"SELECT path, blob, module FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                rows[path] = (blob, module)
+        return rows
+
+    def definitions_in(self, path: str) -> list[tuple[str, str, int, int, str]]:
+        """(qualname, kind, line, end_line, signature) of a file's symbols in line order."""
+        return list(self.db.execute(
+            "SELECT s.qualname, s.kind, s.line, s.end_line, s.signature FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path = ? ORDER BY s.line, s.id", (path,)))

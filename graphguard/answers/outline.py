@@ -1,0 +1,117 @@
+"""`outline`: per file its definitions (signature, decorators, docstring's first line), no bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphguard.answers.records import OutlineAnswer, graph_head
+from graphguard.errors import GraphguardError
+from graphguard.repo import Repo
+from graphguard.store.reads import CodeGraph
+
+if TYPE_CHECKING:
+    from graphguard.caches import LRU
+
+#: Files in one outline: a package of thousands of files is cut (and said so), the first in path order kept.
+MAX_OUTLINE_FILES = 200
+#: Definitions in one outline, over all its files.
+MAX_OUTLINE_DEFINITIONS = 4000
+
+
+def _relative(name: str) -> str | None:
+    """A path as the graph stores it (relative to the root, `/`-separated, no `./`, no trailing `/`);
+    None for one that cannot name a file of the repository (absolute, with `..`)."""
+    path = name.replace("\\", "/").strip()
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return None
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, list[dict[str, Any]]]:
+    """The graph's files that `paths` name (files, or folders: every file under them), sorted and capped:
+    (files, how many more the cap left out, warnings about names that name nothing)."""
+    from graphguard.store.paths import StoredPaths
+
+    stored = StoredPaths(repo.store.graph)
+    found: set[str] = set()
+    warnings: list[dict[str, Any]] = []
+    for name in paths:
+        path = _relative(name)
+        if path is None:
+            warnings.append({"path": name, "message": "not a path inside the repository (absolute, or with '..'); skipped"})
+            continue
+        hits = stored.all() if path == "" else sorted(stored.existing([path]) | set(stored.under([path], 1 << 30)))
+        if not hits:
+            warnings.append({"path": name, "message": "no file of the graph is or is under this path (only source files of"
+                                                      " supported languages at the graph's commit are)"})
+        found.update(hits)
+    files = sorted(found)
+    return files[:MAX_OUTLINE_FILES], max(0, len(files) - MAX_OUTLINE_FILES), warnings
+
+
+def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
+    """Docstrings and decorators per blob sha, parsed once per open Repo (kept in `repo.caches.extras`:
+    by blob sha, content-addressed, so never stale, for a long-lived server)."""
+    from graphguard import git
+    from graphguard.languages.python import docstrings
+
+    kept: LRU[str, docstrings.Extras] = repo.caches.extras
+    found = {sha: kept[sha] for sha in set(blobs.values()) if sha in kept}
+    wanted = sorted(set(blobs.values()) - found.keys())
+    if wanted:
+        for sha, data in git.read_blobs(repo.root, wanted):
+            found[sha] = docstrings.extract(data)
+            kept.put(sha, found[sha])
+    return {path: found.get(sha, docstrings.NONE) for path, sha in blobs.items()}
+
+
+def outline_answer(repo: Repo, paths: Sequence[str]) -> OutlineAnswer:
+    """graphguard.outline/1: per file its definitions (signature, decorators, docstring's first line), no bodies."""
+    if not paths:
+        raise GraphguardError("name at least one file or folder")
+    files, files_omitted, warnings = outline_paths(repo, paths)
+    if not files and warnings and len(warnings) == len(paths):
+        raise GraphguardError(f"{warnings[0]['path']!r}: {warnings[0]['message']}")
+    graph = CodeGraph(repo.store.graph)
+    rows = graph.file_rows(files)
+    extras = _extras(repo, {p: rows[p][0] for p in files if p in rows})
+    out: list[dict[str, Any]] = []
+    budget = MAX_OUTLINE_DEFINITIONS
+    definitions_omitted = 0
+    for path in files:
+        module = rows[path][1] if path in rows else ""
+        defs = _definitions(graph, path, module, extras[path]) if path in extras else []
+        if len(defs) > budget:
+            definitions_omitted += len(defs) - budget
+            defs = defs[:budget]
+        budget -= len(defs)
+        out.append({"path": path, "module": module, "docstring": extras[path].module_doc if path in extras else None,
+                    "definitions": defs})
+    notes = []
+    if files_omitted:
+        notes.append(f"{files_omitted} more files left out (at most {MAX_OUTLINE_FILES}): name sub-folders or files")
+    if definitions_omitted:
+        notes.append(f"{definitions_omitted} definitions left out (at most {MAX_OUTLINE_DEFINITIONS} in one outline)")
+    return OutlineAnswer(graph_head(repo), tuple(out), files_omitted, definitions_omitted, tuple(notes), tuple(warnings))
+
+
+def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
+    return outline_answer(repo, paths).to_json()
+
+
+def _definitions(graph: CodeGraph, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
+    """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
+    A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
+    prefix = module + "." if module else ""
+    out = []
+    for qualname, kind, line, end_line, signature in graph.definitions_in(path):
+        if "<locals>" in qualname:
+            continue
+        out.append({"kind": kind, "name": qualname.removeprefix(prefix), "line": line,
+                    "end_line": end_line, "signature": signature,
+                    "decorators": list(extras.decorators.get(line, ())), "docstring": extras.docs.get(line)})
+    return out
