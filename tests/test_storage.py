@@ -295,9 +295,16 @@ def _plant(path: Path, what: str) -> None:
     else:
         import socket
 
+        # A socket's path is limited to 107 bytes; xdist's temporary folders are longer: bind the
+        # name relative to its folder.
         sock = socket.socket(socket.AF_UNIX)
-        sock.bind(str(path))
-        sock.close()  # the socket file stays
+        cwd = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            sock.bind(path.name)
+        finally:
+            os.chdir(cwd)
+            sock.close()  # the socket file stays
 
 
 @contextlib.contextmanager
