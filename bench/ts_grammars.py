@@ -8,7 +8,7 @@ Issue 21 picks where the TS/JS grammars come from. Candidates (whatever of them 
     python bench/ts_grammars.py GITDIR [GITDIR...] [--max-files 5000] [--repeat 3] [--examples 5] [--no-import-times] [--constructs]
                                [--sources pypi,pack]
 
-Install the candidates first: `pip install -e '.[typescript]' tree-sitter-language-pack==0.13.0` (the last pack that
+Install the candidates first: `pip install -e . tree-sitter-language-pack==0.13.0` (the last pack that
 bundles its grammars; 192 MB installed). A source that is not installed is reported and left out.
 Reads the blobs of each repository's HEAD (`git ls-tree -r` + `git cat-file --batch`), never a worktree.
 Files by suffix: .ts .mts .cts -> typescript; .d.ts (.d.mts, .d.cts) -> typescript, counted apart;
