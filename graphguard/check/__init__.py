@@ -2,7 +2,7 @@
 
     revisions.select      what is compared (staged | worktree | two commits)   -> Revisions
     revisions.changed     the changed Python files                            -> paths
-    revisions.read_sides  their old and new bytes (blobs; the working tree only for --worktree) -> Sides
+    sides.read_sides      their old and new bytes (blobs; the working tree only for --worktree) -> Sides
     overlay.build         both versions of the repository over the stored graph -> Overlay
     interface.find        syntax errors, lost re-exports, signatures of changed headers -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
@@ -31,7 +31,7 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
+from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, sides, suppress, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
@@ -72,7 +72,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     index, no graph or blob-cache row (the overlay over the stored graph is dropped with the answer).
 
     Paths are relative to the repository root, '/'-separated. Input that cannot be checked is a
-    GraphguardError with a one-line message (proposed.validate, revisions.refuse_links); content
+    GraphguardError with a one-line message (proposed.validate, sides.refuse_links); content
     that is not text is a warning in the answer. Cheap to call again and again with one open Repo.
 
     `at`: HEAD as the caller fixed it at the start of its answer, the graph already brought to it and held
@@ -81,7 +81,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     root = repo.root
     config = load_config(root)
     wanted = proposed.validate(files, deleted, config)
-    revisions.refuse_links(root, wanted)
+    sides.refuse_links(root, wanted)
     head_commit = at or git.head(root)
     if head_commit is None:
         return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
@@ -147,9 +147,9 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
-    sides = revisions.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
+    both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
-    over = overlay.build(repo, sides, config, cache_facts=not isinstance(target, revisions.Proposed))
+    over = overlay.build(repo, both, config, cache_facts=not isinstance(target, revisions.Proposed))
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]
@@ -167,4 +167,4 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
     left_out = {ic.qualname: g.generated for ic, g in zip(found.changes, every, strict=True) if g.generated and not g.uses}
     said = leftout.generated_changes(config, diff.paths) + leftout.generated_uses(config, left_out)
-    return Findings(changes, sides.warnings + found.warnings + ignore_warnings + said)
+    return Findings(changes, both.warnings + found.warnings + ignore_warnings + said)
