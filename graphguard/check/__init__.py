@@ -99,10 +99,11 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
+    shadow = revs.target.shadow
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
-    stored_blob = StoredPaths(repo.store.graph).blob if revs.proposals is not None and graph_head(repo.store) == revs.old else None
+    stored_blob = StoredPaths(repo.store.graph).blob if shadow and graph_head(repo.store) == revs.old else None
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
-    worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if revs.proposals is not None else None
+    worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if shadow else None
     changes = revisions.changed(root, config, revs.old, revs.target, stored_blob, worktree_diff)
     if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
         revisions.refuse(changes.unmerged, config)
@@ -149,7 +150,7 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
-    over = overlay.build(repo, both, config, cache_facts=not isinstance(target, revisions.Proposed))
+    over = overlay.build(repo, both, config, cache_facts=not target.shadow)
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]

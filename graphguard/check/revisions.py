@@ -26,6 +26,8 @@ class Staged:
 
     rev = git.INDEX  # the new side as git.diff_* and a report's `head` name it
     compared = "staged"
+    on_disk = False  # the new side is the working tree's files (sides.read_sides)
+    shadow = False  # contents not written yet (check --proposed): see Proposed
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class Worktree:
 
     rev = git.WORKTREE
     compared = "worktree"
+    on_disk = True
+    shadow = False
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class Commits:
     base: str
     head: str
     compared = "commits"
+    on_disk = False
+    shadow = False
 
     @property
     def rev(self) -> str:
@@ -56,6 +62,10 @@ class Proposed:
     proposals: Proposals
     rev = PROPOSED
     compared = "proposed"
+    on_disk = True  # with the proposals laid over the working tree's files
+    # One process (the MCP server) asks again and again about contents never committed: what it read of
+    # git is kept (Repo.caches), their facts go to no store.
+    shadow = True
 
 
 #: What a check compares its old side with.
@@ -84,10 +94,6 @@ class Revisions(NamedTuple):
     def compared(self) -> str:
         """staged | worktree | commits | proposed (a report's `compared`)."""
         return self.target.compared
-
-    @property
-    def proposals(self) -> Proposals | None:
-        return self.target.proposals if isinstance(self.target, Proposed) else None
 
 
 def select(root: str, head: str | None, *, staged: bool, worktree: bool, base: str | None, head_ref: str | None) -> Revisions:

@@ -17,7 +17,7 @@ from graphguard import git
 from graphguard.caches import LRU
 from graphguard.check import scan
 from graphguard.check.proposed import Proposals
-from graphguard.check.revisions import PROPOSED, Changes, Proposed, Target, Worktree, target_of
+from graphguard.check.revisions import PROPOSED, Changes, Commits, Proposed, Staged, Target, Worktree, target_of
 from graphguard.errors import GraphguardError
 from graphguard.result import FileWarning
 
@@ -77,25 +77,24 @@ def read_sides(root: str, old_rev: str, new_side: Target | str, changes: Changes
             warnings.append(FileWarning(path, "file name is not valid UTF-8; not checked"))
     old_wanted = _wanted(paths, changes.old, warnings)
     target = target_of(old_rev, new_side)
-    proposals = target.proposals if isinstance(target, Proposed) else None
-    on_disk = isinstance(target, (Worktree, Proposed))
-    new_wanted = {} if on_disk else _wanted(paths, changes.new, warnings)
+    new_wanted = {} if target.on_disk else _wanted(paths, changes.new, warnings)
     wanted = sorted(old_wanted.keys() | new_wanted.keys())
     # A shadow check is asked again and again by one process: the blobs it read are kept (scan.read_blobs).
     # (`kept_blobs`: Caches.blobs of the Repo.)
-    if proposals is not None and kept_blobs is not None:
+    if target.shadow and kept_blobs is not None:
         contents = scan.read_blobs(kept_blobs, root, wanted)
     else:
         contents = dict(git.read_blobs(root, wanted))
     old = _fill(Side(old_rev), old_wanted, paths, changes.old, contents)
-    if proposals is not None:
-        proposed = proposals.by_path
-        new = lay_over(_read_worktree(root, [p for p in paths if p not in proposed], warnings),
-                       {p: proposed[p] for p in paths if p in proposed})
-    elif on_disk:
-        new = _read_worktree(root, paths, warnings)
-    else:
-        new = _fill(Side(target.rev), new_wanted, paths, changes.new, contents)
+    match target:
+        case Proposed(proposals):
+            proposed = proposals.by_path
+            new = lay_over(_read_worktree(root, [p for p in paths if p not in proposed], warnings),
+                           {p: proposed[p] for p in paths if p in proposed})
+        case Worktree():
+            new = _read_worktree(root, paths, warnings)
+        case Staged() | Commits():
+            new = _fill(Side(target.rev), new_wanted, paths, changes.new, contents)
     return Sides(old, new, changes.paths, warnings, changes.renamed)
 
 
