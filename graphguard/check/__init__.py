@@ -36,7 +36,7 @@ from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.repo import Repo, ensure_current
-from graphguard.result import CheckResult, FileWarning, SymbolImpact
+from graphguard.result import CheckResult, Compared, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
 from graphguard.store.schema import head as graph_head
 
@@ -84,7 +84,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     sides.refuse_links(root, wanted)
     head_commit = at or git.head(root)
     if head_commit is None:
-        return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
+        return CheckResult(base="", head="", compared=Compared.NOTHING, notes=["no commit yet: nothing to compare"])
     revisions.refuse(scan.unmerged_paths(repo.caches.unmerged, repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     if at is None:
         ensure_current(repo, config=config, at=head_commit, text_index=False)

@@ -14,7 +14,7 @@ from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.languages import for_path
-from graphguard.result import FileWarning
+from graphguard.result import Compared, FileWarning
 
 #: The new side of a shadow check: the working tree with the proposed contents laid over it (never written).
 PROPOSED = "PROPOSED"
@@ -25,7 +25,7 @@ class Staged:
     """The index against HEAD (the pre-commit hook's question)."""
 
     rev = git.INDEX  # the new side as git.diff_* and a report's `head` name it
-    compared = "staged"
+    compared = Compared.STAGED
     on_disk = False  # the new side is the working tree's files (sides.read_sides)
     shadow = False  # contents not written yet (check --proposed): see Proposed
 
@@ -35,7 +35,7 @@ class Worktree:
     """The working tree against HEAD."""
 
     rev = git.WORKTREE
-    compared = "worktree"
+    compared = Compared.WORKTREE
     on_disk = True
     shadow = False
 
@@ -46,7 +46,7 @@ class Commits:
 
     base: str
     head: str
-    compared = "commits"
+    compared = Compared.COMMITS
     on_disk = False
     shadow = False
 
@@ -61,7 +61,7 @@ class Proposed:
 
     proposals: Proposals
     rev = PROPOSED
-    compared = "proposed"
+    compared = Compared.PROPOSED
     on_disk = True  # with the proposals laid over the working tree's files
     # One process (the MCP server) asks again and again about contents never committed: what it read of
     # git is kept (Repo.caches), their facts go to no store.
@@ -91,8 +91,8 @@ class Revisions(NamedTuple):
         return self.target.rev
 
     @property
-    def compared(self) -> str:
-        """staged | worktree | commits | proposed (a report's `compared`)."""
+    def compared(self) -> Compared:
+        """The target's kind (a report's `compared`)."""
         return self.target.compared
 
 
