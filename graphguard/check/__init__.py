@@ -63,7 +63,7 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # (The empty tree is no commit to bring the graph to: the overlay reads the old side's tree, which holds nothing.)
     if at is None:
         ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
-    return _compare(repo, config, revs, staged=staged)
+    return _compare(repo, config, revs)
 
 
 def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str] = (), *, at: str | None = None) -> CheckResult:
@@ -94,7 +94,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     return result
 
 
-def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: bool = False) -> CheckResult:
+def _compare(repo: Repo, config: Config, revs: revisions.Revisions) -> CheckResult:
     """The old side against the new, and during a merge against each other parent too."""
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
@@ -105,7 +105,9 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: b
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
     worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if shadow else None
     changes = revisions.changed(root, config, revs.old, revs.target, stored_blob, worktree_diff)
-    if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
+    # The diff against the index shows a conflict as status U: --staged asks no `git ls-files -u` (run() asked it
+    # when the staged changes were chosen for want of a mode: this finds nothing more).
+    if isinstance(revs.target, revisions.Staged):
         revisions.refuse(changes.unmerged, config)
     others = other_parents(root, revs, repo.paths.git_dir)
     diffs = {revs.old: changes} | {p: revisions.changed(root, config, p, revs.target) for p in others}
