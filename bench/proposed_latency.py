@@ -38,7 +38,7 @@ STAGES = [  # (label, file suffix, function name) of the stages reported with --
     ("  working-tree scan: git diff --raw + ls-files --others", "graphguard/git.py", "diff_raw"),
     ("  of which untracked files (ls-files --others)", "graphguard/git.py", "untracked"),
     ("changed files (incl. the scan)", "check/revisions.py", "changed"),
-    ("read sides (blobs, working tree, proposals)", "check/revisions.py", "read_sides"),
+    ("read sides (blobs, working tree, proposals)", "check/sides.py", "read_sides"),
     ("overlay (parse the new versions)", "check/overlay.py", "build"),
     ("interface changes", "check/interface.py", "find"),
     ("uses of the changed definitions", "check/uses.py", "gather"),

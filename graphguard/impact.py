@@ -43,7 +43,7 @@ class Found:
     use: Use  # where, in which definition, as written, and how it resolved
     reaches_new: bool  # in the new version it resolves to the changed symbol's new definition
     via: Via = Via.SELF
-    #: The call was written, or its arguments changed, in this change (`check.overlay.written_calls`): it was
+    #: The call was written, or its arguments changed, in this change (`check.written.written_calls`): it was
     #: never made against the old signature, so only the new one judges it.
     written: bool = False
     #: A reference used as a type (`x: mod.Cls`, `isinstance(x, Cls)`): it names the definition and never calls it.

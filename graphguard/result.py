@@ -48,6 +48,16 @@ class Suppression(WireEnum):
     EXPECTED_TO_FAIL = "expected-to-fail"  # inside `with pytest.raises(TypeError)` and the like: the test wants it to fail
 
 
+class Compared(WireEnum):
+    """What a check's new side is (`CheckResult.compared`): its comparison target's kind (check/revisions.Target)."""
+
+    STAGED = "staged"
+    WORKTREE = "worktree"
+    COMMITS = "commits"
+    PROPOSED = "proposed"
+    NOTHING = "nothing"  # no commit yet: a shadow check has no old side to compare with
+
+
 class Verdict(WireEnum):
     BLOCK = "block"
     PASS = "pass"
@@ -147,8 +157,8 @@ class FileWarning:
 @dataclass
 class CheckResult:
     base: str
-    head: str  # a commit, "INDEX" or "WORKTREE"
-    compared: str  # staged | worktree | commits | nothing
+    head: str  # a commit, "INDEX", "WORKTREE" or "PROPOSED"
+    compared: Compared
     changes: list[SymbolImpact] = field(default_factory=list)
     warnings: list[FileWarning] = field(default_factory=list)
     files_changed: int = 0
@@ -157,6 +167,9 @@ class CheckResult:
     submodules: list[str] = field(default_factory=list)  # submodules that moved, not checked (each also a warning)
     block_on: frozenset[str] = frozenset()  # change kinds or codes that block on their own
     fail_on_unknown: bool = False
+
+    def __post_init__(self) -> None:
+        self.compared = Compared(self.compared)  # built from the wire string (a test): the member all the same
 
     def blocks(self, change: SymbolImpact) -> bool:
         if change.fully_accepted:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphguard.check.overlay import written_calls
+from graphguard.check.written import written_calls
 from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, decide, forwards
 from graphguard.index.facts import parse_blob
 from graphguard.languages.python.binding import CallShape

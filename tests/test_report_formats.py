@@ -14,7 +14,7 @@ from graphguard import __version__
 from graphguard.main import _parser
 from graphguard.model import UseKind
 from graphguard.report import RENDERERS, codequality, github, markdown, sarif
-from graphguard.result import CallerImpact, CheckResult, FileWarning, Status, SymbolImpact
+from graphguard.result import CallerImpact, CheckResult, Compared, FileWarning, Status, SymbolImpact
 from graphguard.result import TestHit as Hit  # not collected by pytest
 
 #: The official SARIF 2.1.0 schema (OASIS errata01), vendored: the schema checks run in every clone.
@@ -82,6 +82,22 @@ def test_renderers_are_deterministic_and_sorted(fmt: str) -> None:
     res = typical()
     reordered = dataclasses.replace(res, changes=[dataclasses.replace(ch, callers=ch.callers[::-1]) for ch in reversed(res.changes)])
     assert RENDERERS[fmt](res) == RENDERERS[fmt](reordered) == RENDERERS[fmt](typical())
+
+
+@pytest.mark.parametrize(("compared", "text_says", "markdown_says"), [
+    (Compared.STAGED, "(staged changes against HEAD,", "(staged changes against `HEAD`,"),
+    (Compared.WORKTREE, "(working tree against HEAD,", "(working tree against `HEAD`,"),
+    (Compared.COMMITS, "(bbbbbbbbbbbb against aaaaaaaaaaaa,", "(`bbbbbbbbbbbb` against `aaaaaaaaaaaa`,"),
+    (Compared.PROPOSED, "(proposed contents over the working tree, against HEAD,", "(proposed,"),
+    (Compared.NOTHING, "(nothing,", "(nothing to compare,"),
+])
+def test_every_format_says_what_was_compared(compared: Compared, text_says: str, markdown_says: str) -> None:
+    res = dataclasses.replace(result(), compared=compared.value)  # the wire string becomes the member
+    assert res.compared is compared
+    assert text_says in RENDERERS["text"](res) and markdown_says in RENDERERS["markdown"](res)
+    assert json.loads(RENDERERS["json"](res))["compared"] == compared.value
+    assert json.loads(RENDERERS["sarif"](res))["runs"][0]["properties"]["compared"] == compared.value
+    assert all(RENDERERS[fmt](res) for fmt in RENDERERS)
 
 
 # --- markdown ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""check.revisions: one `git diff --raw` gives the changed files and both sides' blobs; the bytes come from one cat-file."""
+"""check.revisions and check.sides: one `git diff --raw` gives the changed files and both sides' blobs; the bytes come from one cat-file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from graphguard import git
-from graphguard.check import revisions
+from graphguard.check import revisions, sides
 from graphguard.config import Config
 from tests.helpers import GitRepo
 
@@ -23,12 +23,12 @@ def test_staged_changes_carry_both_sides_blobs(make_repo: Callable[..., GitRepo]
     assert set(changes.old) == {"pkg/a.py", "pkg/gone.py"} and set(changes.new) == {"pkg/a.py", "pkg/new.py"}
     assert changes.old["pkg/a.py"].sha == repo.git("rev-parse", f"{head}:pkg/a.py").strip()
     assert changes.new["pkg/a.py"].sha == repo.git("rev-parse", ":pkg/a.py").strip()
-    sides = revisions.read_sides(str(repo.root), head, git.INDEX, changes)
-    assert sides.old.data == {"pkg/a.py": b"A = 1\n", "pkg/gone.py": b"G = 1\n"}
+    both = sides.read_sides(str(repo.root), head, git.INDEX, changes)
+    assert both.old.data == {"pkg/a.py": b"A = 1\n", "pkg/gone.py": b"G = 1\n"}
     # Two paths of one blob: both read, from one request.
-    assert sides.new.data == {"pkg/a.py": b"A = 2\n", "pkg/new.py": b"A = 2\n"}
-    assert sides.new.blobs["pkg/a.py"] == sides.new.blobs["pkg/new.py"] == git.blob_sha(b"A = 2\n")
-    assert sides.warnings == []
+    assert both.new.data == {"pkg/a.py": b"A = 2\n", "pkg/new.py": b"A = 2\n"}
+    assert both.new.blobs["pkg/a.py"] == both.new.blobs["pkg/new.py"] == git.blob_sha(b"A = 2\n")
+    assert both.warnings == []
 
 
 @pytest.mark.skipif(os.name == "nt", reason="symlinks")
@@ -41,10 +41,10 @@ def test_a_symlink_on_either_side_is_a_warning_and_the_worktree_is_read_from_fil
     changes = revisions.changed(str(repo.root), Config(), head, git.WORKTREE)
     assert changes.paths == ["pkg/a.py", "pkg/b.py"]
     assert changes.new == {}  # the working tree is not hashed by git diff
-    sides = revisions.read_sides(str(repo.root), head, git.WORKTREE, changes)
-    assert sides.old.data == {"pkg/a.py": b"A = 1\n", "pkg/b.py": b"B = 1\n"}
-    assert sides.new.data == {"pkg/a.py": b"A = 3\n"}
-    assert [w.message for w in sides.warnings] == ["symlink; not checked"]
+    both = sides.read_sides(str(repo.root), head, git.WORKTREE, changes)
+    assert both.old.data == {"pkg/a.py": b"A = 1\n", "pkg/b.py": b"B = 1\n"}
+    assert both.new.data == {"pkg/a.py": b"A = 3\n"}
+    assert [w.message for w in both.warnings] == ["symlink; not checked"]
 
 
 def test_a_conflict_shows_in_the_diff_against_the_index(make_repo: Callable[..., GitRepo]) -> None:

@@ -2,7 +2,7 @@
 
     revisions.select      what is compared (staged | worktree | two commits)   -> Revisions
     revisions.changed     the changed Python files                            -> paths
-    revisions.read_sides  their old and new bytes (blobs; the working tree only for --worktree) -> Sides
+    sides.read_sides      their old and new bytes (blobs; the working tree only for --worktree) -> Sides
     overlay.build         both versions of the repository over the stored graph -> Overlay
     interface.find        syntax errors, lost re-exports, signatures of changed headers -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
@@ -31,12 +31,12 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, suppress, tests_to_run, uses
+from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, sides, suppress, tests_to_run, uses
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.repo import Repo, ensure_current
-from graphguard.result import CheckResult, FileWarning, SymbolImpact
+from graphguard.result import CheckResult, Compared, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
 from graphguard.store.schema import head as graph_head
 
@@ -63,7 +63,7 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # (The empty tree is no commit to bring the graph to: the overlay reads the old side's tree, which holds nothing.)
     if at is None:
         ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
-    return _compare(repo, config, revs, staged=staged)
+    return _compare(repo, config, revs)
 
 
 def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str] = (), *, at: str | None = None) -> CheckResult:
@@ -72,7 +72,7 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     index, no graph or blob-cache row (the overlay over the stored graph is dropped with the answer).
 
     Paths are relative to the repository root, '/'-separated. Input that cannot be checked is a
-    GraphguardError with a one-line message (proposed.validate, revisions.refuse_links); content
+    GraphguardError with a one-line message (proposed.validate, sides.refuse_links); content
     that is not text is a warning in the answer. Cheap to call again and again with one open Repo.
 
     `at`: HEAD as the caller fixed it at the start of its answer, the graph already brought to it and held
@@ -81,10 +81,10 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     root = repo.root
     config = load_config(root)
     wanted = proposed.validate(files, deleted, config)
-    revisions.refuse_links(root, wanted)
+    sides.refuse_links(root, wanted)
     head_commit = at or git.head(root)
     if head_commit is None:
-        return CheckResult(base="", head="", compared="nothing", notes=["no commit yet: nothing to compare"])
+        return CheckResult(base="", head="", compared=Compared.NOTHING, notes=["no commit yet: nothing to compare"])
     revisions.refuse(scan.unmerged_paths(repo.caches.unmerged, repo.paths), config)  # as refuse_conflicts, asked again when the index moved
     if at is None:
         ensure_current(repo, config=config, at=head_commit, text_index=False)
@@ -94,17 +94,20 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     return result
 
 
-def _compare(repo: Repo, config: Config, revs: revisions.Revisions, *, staged: bool = False) -> CheckResult:
+def _compare(repo: Repo, config: Config, revs: revisions.Revisions) -> CheckResult:
     """The old side against the new, and during a merge against each other parent too."""
     root = repo.root
     result = CheckResult(base=revs.old, head=revs.new, compared=revs.compared, notes=revs.notes, warnings=list(config.warnings),
                          block_on=frozenset(config.block_on), fail_on_unknown=config.fail_on_unknown)
+    shadow = revs.target.shadow
     # The graph describes HEAD (ensure_current): a proposed file's old blob is asked of it, not of git.
-    stored_blob = StoredPaths(repo.store.graph).blob if revs.proposals is not None and graph_head(repo.store) == revs.old else None
+    stored_blob = StoredPaths(repo.store.graph).blob if shadow and graph_head(repo.store) == revs.old else None
     # A long-lived process (the MCP server) asks again and again: the working tree's scan is reused while unchanged.
-    worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if revs.proposals is not None else None
+    worktree_diff = functools.partial(scan.worktree_changes, repo.caches.scans, repo.paths) if shadow else None
     changes = revisions.changed(root, config, revs.old, revs.target, stored_blob, worktree_diff)
-    if staged:  # the diff against the index shows a conflict as status U: no `git ls-files -u`
+    # The diff against the index shows a conflict as status U: --staged asks no `git ls-files -u` (run() asked it
+    # when the staged changes were chosen for want of a mode: this finds nothing more).
+    if isinstance(revs.target, revisions.Staged):
         revisions.refuse(changes.unmerged, config)
     others = other_parents(root, revs, repo.paths.git_dir)
     diffs = {revs.old: changes} | {p: revisions.changed(root, config, p, revs.target) for p in others}
@@ -147,9 +150,9 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
-    sides = revisions.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
+    both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
-    over = overlay.build(repo, sides, config, cache_facts=not isinstance(target, revisions.Proposed))
+    over = overlay.build(repo, both, config, cache_facts=not target.shadow)
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]
@@ -167,4 +170,4 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
     left_out = {ic.qualname: g.generated for ic, g in zip(found.changes, every, strict=True) if g.generated and not g.uses}
     said = leftout.generated_changes(config, diff.paths) + leftout.generated_uses(config, left_out)
-    return Findings(changes, sides.warnings + found.warnings + ignore_warnings + said)
+    return Findings(changes, both.warnings + found.warnings + ignore_warnings + said)

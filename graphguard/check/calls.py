@@ -126,7 +126,7 @@ def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
 
 
 def _same_calls(overlay: Overlay, path: str, old: FileFacts, new: FileFacts) -> bool:
-    """No call of `new` was written in this change (overlay.written_calls), and names are bound as
+    """No call of `new` was written in this change (written.written_calls), and names are bound as
     before: then every call reaches the target it reached, with the arguments it had."""
     return not overlay.written.get(path) and _names(old) == _names(new)
 

@@ -25,7 +25,7 @@ from graphguard.model import DefKind, FileFacts, UseKind
 from graphguard.result import SYNTAX_ERROR, CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
 
 if TYPE_CHECKING:
-    from graphguard.check.revisions import Side
+    from graphguard.check.sides import Side
     from graphguard.languages.python import sigdiff, signature
 
 

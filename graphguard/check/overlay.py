@@ -8,23 +8,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graphguard.check.revisions import Sides
+from graphguard.check.newfacts import comment_edits, parse_new
+from graphguard.check.sides import Sides
+from graphguard.check.written import written_calls
 from graphguard.languages import for_path
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.languages.python.probed import ProbedModuleMap
-from graphguard.model import CallSite, FileFacts
+from graphguard.model import FileFacts
 from graphguard.repo import Repo
 from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
 from graphguard.store.schema import MetaKey, head
 
 if TYPE_CHECKING:
-    from graphguard.caches import LRU
     from graphguard.config import Config
     from graphguard.index.update import Indexer
     from graphguard.languages.python.resolver import InfoCache, Resolver
@@ -42,13 +43,13 @@ class Overlay:
     store: Store
     indexer: Indexer
     stored_head: str | None  # the commit the stored graph describes
-    new_facts: Mapping[str, FileFacts]  # tree-sitter facts of the changed files' new versions (overlay.Facts)
+    new_facts: Mapping[str, FileFacts]  # tree-sitter facts of the changed files' new versions (newfacts.Facts)
     old_entries: Mapping[str, str]  # path -> blob, old side, every Python file
     new_entries: Mapping[str, str]
     old_map: ModuleMap
     new_map: ModuleMap
     root: str = ""  # the repository's work tree (to read a blob)
-    commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (_comment_edits)
+    commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (newfacts.comment_edits)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
     _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->
@@ -209,8 +210,8 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
 
     store = repo.store
     indexer = Indexer(repo.paths, store)
-    commented = _comment_edits(store, sides)
-    new_facts = _parse_new(store, sides, cache_facts, commented, repo.caches.parsed)
+    commented = comment_edits(store, sides)
+    new_facts = parse_new(store, sides, cache_facts, commented, repo.caches.parsed)
     # The snapshots around the changed files: the stored graph when it describes the old commit
     # (the hook), asked path by path; else the old commit's tree.
     stored_head = head(store)
@@ -282,87 +283,6 @@ class _Overlaid(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def _comment_edits(store: Store, sides: Sides) -> dict[str, str]:
-    """path -> new facts (JSON) of the changed files whose edit is only comment or blank lines
-    (Language.comment_edit): their old facts with the lines below the edit moved (model.moved_lines).
-    Such an edit makes no call, definition or import, and cannot make a file parse or stop parsing: the
-    cost of a comment edit of an 80,000-call file follows the comment, not its parse and Python's
-    syntax check (5 s, 400 MB), nor decoding its facts (1 s: they are decoded only when asked for)."""
-    from graphguard.model import moved_lines
-
-    out = {}
-    for path, data in sides.new.data.items():
-        old, old_sha = sides.old.data.get(path), sides.old.blobs.get(path)
-        if old is None or old_sha is None or (lang := for_path(path)) is None or (edit := lang.comment_edit(old, data)) is None:
-            continue
-        raw = store.load_facts(old_sha)
-        moved = moved_lines(raw, *edit) if raw is not None else None
-        if moved is not None:
-            out[path] = moved
-    return out
-
-
-def _parse_new(store: Store, sides: Sides, cache_facts: bool, known: Mapping[str, str],
-               parsed: LRU[str, FileFacts]) -> Facts:
-    """Tree-sitter facts of the new versions (`known`: the JSON of those of a comment edit, decoded when
-    asked for); they go to the blob cache: once the commit lands, bringing the graph to it costs no parse.
-    Without the blob cache (a shadow check writes nothing), the facts of the last new versions parsed are
-    kept in `parsed` (Caches.parsed): a long-lived process (the MCP server) asks about the same working-tree
-    edits again and again."""
-    from graphguard.index.facts import parse_blob
-
-    new_facts = Facts()
-    fresh_rows = []
-    for path, data in sides.new.data.items():
-        sha = sides.new.blobs[path]
-        if not cache_facts and sha in parsed:
-            new_facts.put(path, parsed[sha])
-            continue
-        raw = store.load_facts(sha)
-        if path in known:
-            new_facts.later(path, known[path])
-            if raw is None and cache_facts:
-                fresh_rows.append((sha, known[path]))
-            continue
-        if raw is None:
-            raw = parse_blob(data)
-            fresh_rows.append((sha, raw))
-        new_facts.put(path, FileFacts.from_json(raw))
-        if not cache_facts:
-            parsed.put(sha, new_facts[path])
-    if fresh_rows and cache_facts:
-        store.save_facts(fresh_rows)
-    return new_facts
-
-
-class Facts(Mapping[str, FileFacts]):
-    """path -> facts, those given as JSON (`later`) decoded when first asked for."""
-
-    def __init__(self) -> None:
-        self._order: dict[str, None] = {}
-        self._decoded: dict[str, FileFacts] = {}
-        self._raw: dict[str, str] = {}
-
-    def put(self, path: str, facts: FileFacts) -> None:
-        self._order[path] = None
-        self._decoded[path] = facts
-
-    def later(self, path: str, raw: str) -> None:
-        self._order[path] = None
-        self._raw[path] = raw
-
-    def __getitem__(self, path: str) -> FileFacts:
-        if path not in self._decoded and path in self._raw:
-            self._decoded[path] = FileFacts.from_json(self._raw.pop(path))
-        return self._decoded[path]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._order)
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-
 def hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
     """The old repository, with `path` in its new version (and the definitions it dropped)."""
     def load(q: str) -> FileFacts | None:
@@ -382,58 +302,3 @@ def with_old_definitions(new: FileFacts, old: FileFacts | None) -> FileFacts:
     kept = {d.qualname for d in new.definitions}
     dropped = tuple(d for d in old.definitions if d.qualname not in kept)
     return dataclasses.replace(new, definitions=new.definitions + dropped) if dropped else new
-
-
-# Here, not in impact: the body-only path asks it, and must not import libcst (impact -> binding -> signature).
-def written_calls(old: FileFacts | None, new: FileFacts, old_data: bytes | None = None,
-                  new_data: bytes | None = None) -> frozenset[tuple[int, int]]:
-    """(line, col) of the calls of a file's new version that its old version did not make.
-
-    A call counts as the same when its scope, callee, argument shape and text (whitespace
-    aside, when both sources are at hand) are: moving it (lines added above) keeps it; adding
-    it, or changing its arguments, writes it, even when their count stays (ansible 7693c892fa:
-    a parameter inserted and the call's arguments rewritten to match is a call written anew,
-    not an old call whose arguments now land elsewhere).
-    """
-    def keys(facts: FileFacts, data: bytes | None) -> list[tuple[object, ...]]:
-        texts = call_texts(data, facts.calls) if old_data is not None and new_data is not None and data is not None else None
-        return [(c.scope, c.callee, c.n_positional, c.keywords, c.has_star, c.has_starstar, texts[i] if texts else b"")
-                for i, c in enumerate(facts.calls)]
-
-    before = Counter(keys(old, old_data)) if old is not None else Counter()
-    out = set()
-    for c, k in zip(new.calls, keys(new, new_data), strict=True):
-        if before[k]:
-            before[k] -= 1
-        else:
-            out.add((c.line, c.col))
-    return frozenset(out)
-
-
-#: The most bytes of a call's text compared (nested calls repeat their inner calls' text: bounded, not quadratic).
-CALL_TEXT_BYTES = 512
-
-
-def call_texts(data: bytes, calls: Sequence[CallSite]) -> list[bytes]:
-    """Each call's source text, whitespace collapsed, at most CALL_TEXT_BYTES of it (lines 1-based, columns 0-based)."""
-    lines = data.split(b"\n")
-    out = []
-    for c in calls:
-        first, last = c.line - 1, c.end_line - 1
-        if not 0 <= first <= last < len(lines):
-            out.append(b"")
-            continue
-        if first == last:
-            text = lines[first][c.col:c.end_col]
-        else:
-            parts = [lines[first][c.col:]]
-            size = len(parts[0])
-            for i in range(first + 1, last):
-                if size > CALL_TEXT_BYTES:
-                    break
-                parts.append(lines[i])
-                size += len(lines[i])
-            parts.append(lines[last][:c.end_col])
-            text = b" ".join(parts)
-        out.append(b" ".join(text[:CALL_TEXT_BYTES * 2].split())[:CALL_TEXT_BYTES])
-    return out

@@ -1,7 +1,7 @@
 """Proposed contents (`check --proposed`, the MCP tool `check_edit`): what an agent would write, validated.
 
 Pure: the paths are judged by their text alone, the contents by their bytes. What needs the disk
-(a symlink on the way) is revisions.refuse_links; the check reads the proposals in revisions.read_sides.
+(a symlink on the way) is sides.refuse_links; the check reads the proposals in sides.read_sides.
 
 Decisions (docs/contract.md, "Shadow check of proposed contents"):
 - a path is relative to the repository root and '/'-separated; `.` and empty parts are dropped

@@ -15,7 +15,7 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
         "schema": SCHEMA,
         "base": result.base,
         "head": result.head,
-        "compared": result.compared,
+        "compared": result.compared.value,
         "verdict": result.verdict.value,
         "changes": [
             {

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 from graphguard.report.runner import TestRunner
 from graphguard.report.text import submodules_note
-from graphguard.result import CallerImpact, CheckResult, Status, SymbolImpact, Verdict
+from graphguard.result import CallerImpact, CheckResult, Compared, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
 MARKER = "<!-- graphguard:check -->"
@@ -77,11 +77,12 @@ def _count(change: SymbolImpact, status: Status) -> int:
 
 def _what(result: CheckResult) -> str:
     return {
-        "staged": "staged changes against `HEAD`",
-        "worktree": "working tree against `HEAD`",
-        "commits": f"`{result.head[:12]}` against `{result.base[:12]}`",
-        "nothing": "nothing to compare",
-    }.get(result.compared, result.compared)
+        Compared.STAGED: "staged changes against `HEAD`",
+        Compared.WORKTREE: "working tree against `HEAD`",
+        Compared.COMMITS: f"`{result.head[:12]}` against `{result.base[:12]}`",
+        Compared.PROPOSED: "proposed",
+        Compared.NOTHING: "nothing to compare",
+    }[result.compared]
 
 
 def _summary(result: CheckResult) -> str:

@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphguard.result import CheckResult
+from graphguard.result import CheckResult, Compared
 
 #: Above this many test files a command names their folders, and above this many folders the whole suite:
 #: a command line of hundreds of paths helps nobody.
@@ -162,7 +162,7 @@ def find(root: str, result: CheckResult) -> TestRunner | None:
         return None
     from graphguard import git
 
-    rev = result.head if result.compared == "commits" and result.head else "HEAD"
+    rev = result.head if result.compared is Compared.COMMITS and result.head else "HEAD"
     wanted = candidates(tests) + tests[:MAX_READ]
     names = set(wanted)
     entries = [e for e in git.blobs_at(root, rev, wanted).values() if e.path in names]  # git takes paths as patterns

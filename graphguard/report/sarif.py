@@ -240,7 +240,7 @@ def to_dict(result: CheckResult) -> dict[str, Any]:
                                 "semanticVersion": __version__, "rules": copy.deepcopy(RULES)}},
             "invocations": [invocation],
             "results": results,
-            "properties": {"base": result.base, "head": result.head, "compared": result.compared,
+            "properties": {"base": result.base, "head": result.head, "compared": result.compared.value,
                            "verdict": result.verdict.value, "filesChanged": result.files_changed},
         }],
     }

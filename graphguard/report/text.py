@@ -13,7 +13,7 @@ from collections import Counter
 
 from graphguard.model import UseKind
 from graphguard.report.runner import TestRunner, test_paths
-from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, TestHit, Verdict
+from graphguard.result import CallerImpact, ChangeKind, CheckResult, Compared, Status, SymbolImpact, TestHit, Verdict
 
 MAX_LISTED = 10  # test files shown per line without --verbose; JSON has them all
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -84,9 +84,9 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
     def c(name: str, text: str) -> str:
         return f"\033[{_COLOURS[name]}m{text}\033[0m" if use else text
 
-    what = {"staged": "staged changes against HEAD", "worktree": "working tree against HEAD",
-            "commits": f"{result.head[:12]} against {result.base[:12]}", "nothing": "nothing",
-            "proposed": "proposed contents over the working tree, against HEAD"}[result.compared]
+    what = {Compared.STAGED: "staged changes against HEAD", Compared.WORKTREE: "working tree against HEAD",
+            Compared.COMMITS: f"{result.head[:12]} against {result.base[:12]}", Compared.NOTHING: "nothing",
+            Compared.PROPOSED: "proposed contents over the working tree, against HEAD"}[result.compared]
     lines: list[str] = []
     for ch in result.changes:
         lines.append(c("bold", f"{ch.path}:{ch.line}: {ch.symbol} {ch.change.value}") + (f" [{', '.join(ch.breaking)}]" if ch.breaking else ""))
