@@ -34,9 +34,9 @@ from graphguard.result import CheckResult, Status
 
 STAGES = [  # (label, file suffix, function name) of the stages reported with --profile
     ("whole call", "check/__init__.py", "run_proposed"),
-    ("git processes (all)", "graphguard/git.py", "run"),
-    ("  working-tree scan: git diff --raw + ls-files --others", "graphguard/git.py", "diff_raw"),
-    ("  of which untracked files (ls-files --others)", "graphguard/git.py", "untracked"),
+    ("git processes (all)", "graphguard/git/process.py", "run"),
+    ("  working-tree scan: git diff --raw + ls-files --others", "graphguard/git/diffs.py", "diff_raw"),
+    ("  of which untracked files (ls-files --others)", "graphguard/git/diffs.py", "untracked"),
     ("changed files (incl. the scan)", "check/revisions.py", "changed"),
     ("read sides (blobs, working tree, proposals)", "check/sides.py", "read_sides"),
     ("overlay (parse the new versions)", "check/overlay.py", "build"),

@@ -61,10 +61,10 @@ def run(repo: str, *args: str) -> tuple[float, dict[str, object]]:
 def settle(repo: str, limit: float = 180.0) -> float:
     """Wait for the background refresher (a cold index starts a fit of the retrieval profile) to end: the
     figures are of the edit alone. Seconds waited."""
-    from graphguard import background
+    from graphguard.background import state
 
     t = time.monotonic()
-    while background.running(os.path.join(repo, ".git", "graphguard")) and time.monotonic() - t < limit:
+    while state.running(os.path.join(repo, ".git", "graphguard")) and time.monotonic() - t < limit:
         time.sleep(0.5)
     return time.monotonic() - t
 

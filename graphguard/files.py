@@ -5,7 +5,7 @@ database of the store (a CI cache restored by tar keeps FIFOs; `mkfifo` by mista
 held git, with the refresh lock, for as long as nobody came. So every file of the store, and
 every file a user names for graphguard to write, is opened non-blocking and kept only when
 `fstat` says it is a regular file. The store's own files are graphguard's: something else at
-their place is debris, removed (store.py and background.py say where) and made again.
+their place is debris, removed (store/ and background/ say where) and made again.
 """
 
 from __future__ import annotations

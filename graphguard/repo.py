@@ -86,13 +86,13 @@ def _ensure_current(
 def wait_for_refresher(repo: Repo, head: str, config: Config) -> bool:
     """Wait for a live background refresher (see graphguard.background) until the graph describes `head`
     or the refresher is gone; True when the graph describes `head` then. Costs one lock probe when none runs."""
-    from graphguard import background
+    from graphguard.background import waiting
 
     def done() -> bool:
         # Never open a graph the refresher has not created yet: opening creates it, outside the write lock.
         return stored_version(repo.store.graph_path) == GRAPH_VERSION and describes(repo.store, head, config.digest())
 
-    return background.wait(repo.store.dir, done, also=(repo.store.blobs_path + "-wal",)) and done()
+    return waiting.wait(repo.store.dir, done, also=(repo.store.blobs_path + "-wal",)) and done()
 
 
 def _worth_verifying(result: IndexResult) -> bool:

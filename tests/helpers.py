@@ -140,9 +140,9 @@ def stored_meta(repo: GitRepo, key: str = "head") -> str | None:
 
 def refresher_running(repo: GitRepo) -> bool:
     """Whether a background refresher (started by a post-* hook) holds the repository's refresh lock."""
-    from graphguard import background
+    from graphguard.background import state
 
-    return background.running(str(repo.graph_path.parent))
+    return state.running(str(repo.graph_path.parent))
 
 
 def wait_for_refresher(repo: GitRepo, timeout: float = 120) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from graphguard import background
+from graphguard.background import launcher, state, waiting
 from graphguard.commands.refresh import serve
 from graphguard.errors import LockTimeout
 from graphguard.repo import open_repo
@@ -230,9 +230,9 @@ def test_a_command_without_a_tty_says_why_it_waits_and_how_long_afterwards(
     a terminal (an IDE, the framework's capture) the wait is said in plain lines, not only afterwards."""
     repo, _, topic = hooked
     repo.git("-c", "core.hooksPath=/dev/null", "checkout", "-q", "topic")
-    lock = Lock(str(repo.graph_path.parent / background.LOCK_NAME))
+    lock = Lock(str(repo.graph_path.parent / state.LOCK_NAME))
     lock.acquire(0)
-    background.write_state(str(repo.graph_path.parent), "post-merge", time.time(), pid=os.getpid())
+    state.write_state(str(repo.graph_path.parent), "post-merge", time.time(), pid=os.getpid())
     timer = threading.Timer(2.0, lock.release)
     timer.start()
     try:
@@ -252,11 +252,11 @@ def test_a_refresher_that_never_ends_is_waited_for_within_a_bound(
 ) -> None:
     repo, _, _ = hooked
     repo.git("-c", "core.hooksPath=/dev/null", "checkout", "-q", "topic")
-    monkeypatch.setattr(background, "WAIT_LIMIT", 0.3)
-    lock = Lock(str(repo.graph_path.parent / background.LOCK_NAME))
+    monkeypatch.setattr(waiting, "WAIT_LIMIT", 0.3)
+    lock = Lock(str(repo.graph_path.parent / state.LOCK_NAME))
     lock.acquire(0)
     try:
-        background.write_state(str(repo.graph_path.parent), "post-rewrite", time.time() - 5, pid=os.getpid())
+        state.write_state(str(repo.graph_path.parent), "post-rewrite", time.time() - 5, pid=os.getpid())
         r = graphguard(repo, "callers", "pkg.mod.f")
     finally:
         lock.release()
@@ -376,7 +376,7 @@ def test_a_stopped_refresher_is_named_and_the_command_does_the_work(
         pid = _refresher_pid(repo)
         os.kill(pid, signal.SIGSTOP)
     try:
-        monkeypatch.setenv(background.STALL_VARIABLE, "1")
+        monkeypatch.setenv(waiting.STALL_VARIABLE, "1")
         r = graphguard_cli(repo, "callers", "pkg.mod.f", "--format", "json", timeout=DEADLINE)
         assert r.code == 0, r.err
         assert "pkg/other.py" in {c["path"] for c in r.json["callers"]}
@@ -411,11 +411,11 @@ def test_a_refresher_stopped_holding_the_write_lock_is_named_at_once(
             break
         os.kill(pid, signal.SIGCONT)
     try:
-        monkeypatch.setenv(background.STALL_VARIABLE, "1")
+        monkeypatch.setenv(waiting.STALL_VARIABLE, "1")
         r = graphguard_cli(repo, "stats", timeout=DEADLINE)
         assert r.code == 2
-        *waiting, last = r.err.splitlines(keepends=True)  # without a terminal the wait is said in plain lines first
-        assert all(line.startswith("graphguard: waiting for the graph refresh started by post-checkout") for line in waiting)
+        *plain, last = r.err.splitlines(keepends=True)  # without a terminal the wait is said in plain lines first
+        assert all(line.startswith("graphguard: waiting for the graph refresh started by post-checkout") for line in plain)
         assert last == (f"graphguard: error: the graph refresh started by post-checkout (pid {pid}, stopped) has made no"
                          f" progress for 2 s (`kill -CONT {pid}` resumes it, `kill {pid}` ends it), and the graph's write"
                          " lock is held; then try again\n")
@@ -428,9 +428,9 @@ def test_a_refresher_stopped_holding_the_write_lock_is_named_at_once(
 
 
 def test_a_stall_bound_that_is_not_a_number_is_a_warning() -> None:
-    assert background.stall_limit({}) == background.STALL_LIMIT
-    assert background.stall_limit({background.STALL_VARIABLE: "0.5"}) == 0.5
-    assert background.stall_limit({background.STALL_VARIABLE: "soon"}) == background.STALL_LIMIT
+    assert waiting.stall_limit({}) == waiting.STALL_LIMIT
+    assert waiting.stall_limit({waiting.STALL_VARIABLE: "0.5"}) == 0.5
+    assert waiting.stall_limit({waiting.STALL_VARIABLE: "soon"}) == waiting.STALL_LIMIT
 
 
 # --- several hooks in a row --------------------------------------------------------------------
@@ -476,8 +476,8 @@ def test_a_rebase_ends_with_the_graph_at_the_rebased_head(hooked: tuple[GitRepo,
 
 def test_a_refresher_that_cannot_start_is_a_warning_and_git_succeeds(hooked: tuple[GitRepo, str, str], tmp_path: Path) -> None:
     repo, main, _ = hooked
-    (repo.graph_path.parent / background.LOCK_NAME).unlink(missing_ok=True)
-    (repo.graph_path.parent / background.LOCK_NAME).symlink_to(tmp_path / "elsewhere")
+    (repo.graph_path.parent / state.LOCK_NAME).unlink(missing_ok=True)
+    (repo.graph_path.parent / state.LOCK_NAME).symlink_to(tmp_path / "elsewhere")
     proc = run_git(repo, "checkout", "-q", "topic")
     assert proc.returncode == 0
     assert "graphguard: warning: graph not refreshed" in proc.stdout and "symbolic link" in proc.stdout
@@ -505,10 +505,10 @@ def test_an_unknown_mode_is_a_warning_and_the_background(hooked: tuple[GitRepo, 
 def test_the_log_is_kept_small(hooked: tuple[GitRepo, str, str]) -> None:
     repo, _, topic = hooked
     log = repo.graph_path.parent / "refresh.log"
-    log.write_text("x" * (background.LOG_LIMIT + 1))
+    log.write_text("x" * (launcher.LOG_LIMIT + 1))
     assert run_git(repo, "checkout", "-q", "topic").returncode == 0
     assert settled_meta(repo) == topic
-    assert (repo.graph_path.parent / "refresh.log.1").stat().st_size == background.LOG_LIMIT + 1
+    assert (repo.graph_path.parent / "refresh.log.1").stat().st_size == launcher.LOG_LIMIT + 1
     assert log.stat().st_size < 1000 and "started by post-checkout" in log.read_text()
 
 
@@ -528,7 +528,7 @@ def test_serve_brings_the_graph_to_head_and_logs_it(hooked: tuple[GitRepo, str, 
 def test_serve_leaves_when_another_refresher_runs(hooked: tuple[GitRepo, str, str], capsys: pytest.CaptureFixture[str]) -> None:
     repo, main, _ = hooked
     repo.git("-c", "core.hooksPath=/dev/null", "checkout", "-q", "topic")
-    lock = Lock(str(repo.graph_path.parent / background.LOCK_NAME))
+    lock = Lock(str(repo.graph_path.parent / state.LOCK_NAME))
     lock.acquire(0)
     try:
         assert serve(str(repo.root), "post-checkout", -1) == 0
@@ -553,11 +553,11 @@ def test_index_leaves_the_text_index_to_a_refresher_still_at_it(make_repo: Calla
     with sqlite3.connect(repo.graph_path) as db:
         db.execute("UPDATE meta SET value = 'stale' WHERE key = 'text_state'")
     store_dir = str(repo.graph_path.parent)
-    refresher, writer = Lock(os.path.join(store_dir, background.LOCK_NAME)), Lock(os.path.join(store_dir, "write.lock"))
+    refresher, writer = Lock(os.path.join(store_dir, state.LOCK_NAME)), Lock(os.path.join(store_dir, "write.lock"))
     refresher.acquire(0)
     writer.acquire(0)
     try:
-        background.write_state(store_dir, "install", time.time(), pid=os.getpid())
+        state.write_state(store_dir, "install", time.time(), pid=os.getpid())
         t0 = time.monotonic()
         r = graphguard(repo, "index", "--format", "json")
         waited = time.monotonic() - t0

@@ -13,7 +13,8 @@ from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.repo import Repo, ensure_current, open_repo
 from graphguard.retrieval import fit, fitting, history, profiles, rank
-from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
+from graphguard.retrieval.engine import Retriever, ensure_indexes
+from graphguard.retrieval.records import Request
 from tests.helpers import GitRepo, Result, refresher_processes, run_cli
 
 DAY = 86400

@@ -10,7 +10,8 @@ import pytest
 from graphguard.config import Config
 from graphguard.repo import ensure_current, open_repo
 from graphguard.retrieval import budget, expand, history, rank, textindex
-from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
+from graphguard.retrieval.engine import Retriever, ensure_indexes
+from graphguard.retrieval.records import Request
 from graphguard.retrieval.tokenize import split_identifier, tokens
 from tests.helpers import GitRepo, Result
 

@@ -12,8 +12,8 @@ from graphguard.repo import Repo
 from graphguard.store.reads import CodeGraph
 
 if TYPE_CHECKING:
-    from graphguard.retrieval.engine import ContextResult
     from graphguard.retrieval.fit import FittedProfile
+    from graphguard.retrieval.records import ContextResult
 
 MAX_RETRIEVAL_DEPTH = 2
 
@@ -34,8 +34,9 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
     from graphguard.config import load as load_config
     from graphguard.report.printable import printable
     from graphguard.retrieval import textindex
-    from graphguard.retrieval.engine import Request, Retriever, ensure_indexes
+    from graphguard.retrieval.engine import Retriever, ensure_indexes
     from graphguard.retrieval.rank import CHOICES
+    from graphguard.retrieval.records import Request
 
     check_retrieval_request(limit, budget, depth)
     if profile not in CHOICES:

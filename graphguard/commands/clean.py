@@ -9,12 +9,12 @@ LOCK_WAIT = 2.0  # seconds clean waits for a command that is writing the graph
 
 
 def clean(repo_path: str) -> int:
-    from graphguard import background
+    from graphguard.background import state
     from graphguard.repo import open_repo
 
     repo = open_repo(repo_path)
     store = repo.store
-    if background.running(store.dir):
+    if state.running(store.dir):
         raise GraphguardError("a background refresh is updating the graph now; run graphguard clean when it has finished")
     size = store.size()
     try:

@@ -41,11 +41,11 @@ def _text_index(repo: Repo, head: str | None) -> None:
     """Bring retrieval's text index to a graph that was current already. A refresher that is still running
     (it built the graph this command waited for) brings it along itself: not waited for here, since `index`
     is done once the graph is built; and a cache kept busy by another process is no failure of `index`."""
-    from graphguard import background
+    from graphguard.background import state
     from graphguard.errors import LockTimeout
     from graphguard.retrieval.maintain import catch_up
 
-    if background.running(repo.store.dir):
+    if state.running(repo.store.dir):
         return
     try:
         catch_up(repo.store, repo.root, head)
@@ -60,7 +60,7 @@ def _fit_if_due(repo: Repo, head: str | None) -> str | None:
     once the graph is built; GRAPHGUARD_REFRESH=foreground keeps it here. Never in a hook."""
     import os
 
-    from graphguard import background
+    from graphguard.background import launcher
     from graphguard.config import load as load_config
     from graphguard.retrieval import fitting
 
@@ -68,10 +68,10 @@ def _fit_if_due(repo: Repo, head: str | None) -> str | None:
         return None
     if not load_config(repo.root).retrieval_fit:
         return "not fitted (retrieval_fit = false in the configuration); the default profile stays"
-    if fitting.long_enough(repo.store.graph) and background.mode(os.environ) is background.Mode.BACKGROUND:
+    if fitting.long_enough(repo.store.graph) and launcher.mode(os.environ) is launcher.Mode.BACKGROUND:
         store_dir = repo.store.dir
         try:
-            background.launch(store_dir, repo.root, "index", os.environ)
+            launcher.launch(store_dir, repo.root, "index", os.environ)
         except (OSError, GraphguardError) as e:
             return f"not fitted (the background refresher did not start: {e}); the default profile stays"
         return (f"being fitted in the background, up to {fitting.SECONDS:.0f} s of CPU (its log:"

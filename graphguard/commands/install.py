@@ -201,7 +201,7 @@ def _python_files(root: str) -> int:
 def _start_the_index(root: str) -> None:
     """A repository without a graph would have its first commit build it inside the hook (35 s on ansible): the
     background refresher starts it now, and the first commit waits only for what is left of it (and says so)."""
-    from graphguard import background
+    from graphguard.background import launcher
     from graphguard.store import Store
     from graphguard.store.db import stored_version
 
@@ -211,11 +211,11 @@ def _start_the_index(root: str) -> None:
         return  # built already (a refresh keeps it current), or nothing to index before the first commit
     if _python_files(root) < INDEX_AHEAD_FROM:
         return  # the hook's first index is over at once
-    if background.mode(os.environ) is not background.Mode.BACKGROUND:
+    if launcher.mode(os.environ) is not launcher.Mode.BACKGROUND:
         output.write("no graph yet: run graphguard index now, or the first commit builds it")
         return
     try:
-        background.launch(store.dir, root, "install", os.environ)
+        launcher.launch(store.dir, root, "install", os.environ)
     except (OSError, GraphguardError) as e:
         output.write(f"no graph yet, and the background index did not start ({e}): run graphguard index now,"
                      " or the first commit builds it")

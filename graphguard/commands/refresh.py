@@ -57,7 +57,7 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
     status = 0
     try:
         if hook is not None:
-            from graphguard import background
+            from graphguard.background import launcher
 
             root, git_dir = _hook_paths(repo_path, env)
             # The pre-commit framework shows a hook's output only when it fails; git ignores the exit status of
@@ -73,8 +73,8 @@ def refresh(repo_path: str, *, hook_type: str | None = None, args: Sequence[str]
                 status = 1 if after_hook(root, stage, stage_args, stdin, op) and hook_type is None else 0
                 if stage == "post-commit" and op.rebasing:
                     return status  # its post-rewrite refreshes once at the end (300 replayed commits: 300 launches before)
-            if background.mode(env) is background.Mode.BACKGROUND:
-                background.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
+            if launcher.mode(env) is launcher.Mode.BACKGROUND:
+                launcher.launch(os.path.join(git_dir, "graphguard"), root, hook, env)
                 return status
         from graphguard.repo import ensure_current, open_repo
 
@@ -141,7 +141,7 @@ def hook_name(hook_type: str | None, env: dict[str, str]) -> str | None:
 
 
 def serve(repo_path: str, hook: str, lock_fd: int) -> int:
-    """The detached refresher (graphguard.background.launch runs it): holds the refresh lock, inherited
+    """The detached refresher (graphguard.background.launcher.launch runs it): holds the refresh lock, inherited
     on `lock_fd`, and brings the graph to HEAD until HEAD stops moving. Its stdout and stderr are the log."""
     from graphguard import output
 
@@ -149,18 +149,18 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
     started = time.time()
     print(f"--- {_now()} pid {os.getpid()}, started by {hook}", flush=True)
     try:
-        from graphguard import background
+        from graphguard.background import launcher, state
         from graphguard.repo import open_repo
 
         repo = open_repo(repo_path)
         try:
-            lock = background.adopt_lock(repo.store.dir, lock_fd)
+            lock = launcher.adopt_lock(repo.store.dir, lock_fd)
         except LockTimeout:
             print("another refresher is running; it picks up this HEAD", flush=True)
             return 0
         for _ in range(SERVE_ROUNDS):
             try:
-                background.write_state(repo.store.dir, hook, started, pid=os.getpid())
+                state.write_state(repo.store.dir, hook, started, pid=os.getpid())
                 if not _refresh_rounds(repo, started):
                     return 0
             except (GraphguardError, Exception) as e:  # noqa: BLE001 - said while the lock is held: a waiter reads the log after
@@ -173,7 +173,7 @@ def serve(repo_path: str, hook: str, lock_fd: int) -> int:
                 _refit_if_due(repo)
                 return 0
             try:
-                lock = background.adopt_lock(repo.store.dir, -1)
+                lock = launcher.adopt_lock(repo.store.dir, -1)
             except LockTimeout:
                 return 0  # another refresher took it over
         return 0

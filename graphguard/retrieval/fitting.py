@@ -23,7 +23,7 @@ from graphguard import __version__, git
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.languages import for_path
-from graphguard.retrieval import engine, fit, history, profiles, rank
+from graphguard.retrieval import engine, fit, history, profiles, rank, records
 
 #: Commits replayed at most, and the time a fit may take by default: REPLAY_SHARE of it replaying commits, the
 #: rest searching (measured on netbox under a load of 10 on 2 cores: 180 commits replayed in 20 s).
@@ -93,7 +93,7 @@ def spread(n: int) -> list[int]:
     return sorted(range(n), key=lambda i: (int(format(i, f"0{bits}b")[::-1], 2), i))
 
 
-def _case(retriever: engine.Retriever, task: fit.Task, c: PastCommit, request: engine.Request,
+def _case(retriever: engine.Retriever, task: fit.Task, c: PastCommit, request: records.Request,
           truth: frozenset[str]) -> fit.Case | None:
     g = retriever.gather(request, rank.PROFILES["default"])
     if not g.seeds:
@@ -122,13 +122,13 @@ def cases_from(db: sqlite3.Connection, root: str, head: str, config: Config, com
         retriever = engine.Retriever(db, root, head, config, before=c.time)
         retriever.files = probe.files  # the rows of today's graph: shared, read once
         if c.message:
-            case = _case(retriever, fit.Task.TEXT, c, engine.Request(text=c.message), truth)
+            case = _case(retriever, fit.Task.TEXT, c, records.Request(text=c.message), truth)
             if case is not None:
                 out.append(case)
         sources = [p for p in truth if not probe.files.is_test(p)]
         if len(truth) >= 2 and sources:
             seed = max(sources, key=lambda p: (c.changed[p], p))
-            case = _case(retriever, fit.Task.SEEDED, c, engine.Request(seeds=(seed,)), truth - {seed})
+            case = _case(retriever, fit.Task.SEEDED, c, records.Request(seeds=(seed,)), truth - {seed})
             if case is not None:
                 out.append(case)
     return out

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphguard.retrieval.budget import Disclosure
-from graphguard.retrieval.engine import ContextResult
+from graphguard.retrieval.records import ContextResult
 
 SCHEMA = "graphguard.context/1"
 

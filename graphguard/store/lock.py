@@ -63,7 +63,7 @@ class Lock:
     @classmethod
     def adopt(cls, path: str, fd: int) -> Lock:
         """The lock on `path` already held on descriptor `fd`, inherited from the process that started this
-        one (background.launch): released like any other, and closed in forked children like any other."""
+        one (background.launcher.launch): released like any other, and closed in forked children like any other."""
         lock = cls(path)
         lock._fd = fd
         cls._held.add(fd)
