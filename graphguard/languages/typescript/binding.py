@@ -50,6 +50,8 @@ def bind(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Bi
     parameter, so it is ignored here.
     """
     del implicit_first
+    if sig.opaque:
+        return Binding(Status.UNKNOWN, "its parameter list does not parse")
     if sig.kind is DefKind.CLASS and not sig.constructor_known:
         return Binding(Status.UNKNOWN, "the constructor is inherited from a class defined elsewhere")
     if sig.is_property:

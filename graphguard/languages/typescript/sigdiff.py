@@ -122,7 +122,7 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
         yield Code(CodeName.CONSTRUCTOR_INHERITED)
     elif after.constructor_known and not before.constructor_known:
         yield Code(CodeName.CONSTRUCTOR_DEFINED)
-    elif before.constructor_known:
+    elif before.constructor_known and not (before.opaque or after.opaque):  # a header that does not parse: no guesses
         yield from _call_changes(before, after)
 
     # The return type changed (informational: it breaks no call's arity).
@@ -208,7 +208,8 @@ def _shape_of(sig: Signature) -> tuple[object, ...]:
     """Everything a caller depends on except the name: equal shapes make a rename."""
     # Parameter names are left out: TypeScript passes by position, so they are no interface.
     sets = tuple(tuple((p.kind, p.has_default, p.annotation, _shape(p)) for p in params) for params in _sets(sig))
-    return (sig.kind, sets, sig.returns, sig.decorators, sig.is_async, sig.constructor_known, _accessor(sig), _static(sig))
+    return (sig.kind, sets, sig.returns, sig.decorators, sig.is_async, sig.constructor_known, sig.opaque, _accessor(sig),
+            _static(sig))
 
 
 def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: Collection[str] = ()) -> dict[str, str]:

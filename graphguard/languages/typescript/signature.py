@@ -257,7 +257,10 @@ class _Reader:
         line = (line_node or node).start_point[0] + 1
         text = _render(kind, qualname.rpartition(".")[2], (params,), returns, is_async,
                        prefix=" ".join(w for w in ("static" if is_static else "", accessor.value if accessor else "") if w))
-        sig = TsSignature(qualname, kind, params, returns, is_async, decorators, line, text,
+        # A parameter list with a parse error would be read as wrong parameters: its calls cannot be judged.
+        header = node.child_by_field_name("parameters")
+        opaque = header is not None and header.has_error
+        sig = TsSignature(qualname, kind, params, returns, is_async, decorators, line, text, opaque,
                           accessor=accessor, is_static=is_static, lenient=lenient)
         self.written.setdefault(qualname, []).append(_Candidate(sig, node.child_by_field_name("body") is not None))
 
@@ -321,7 +324,7 @@ class _Reader:
                                constructor_known=False)
         text = _render(DefKind.CLASS, name, constructor.callable_sets, None, False)
         return TsSignature(info.qualname, DefKind.CLASS, constructor.params, None, False, info.decorators, info.line, text,
-                           overloads=constructor.overloads, lenient=constructor.lenient)
+                           constructor.opaque, overloads=constructor.overloads, lenient=constructor.lenient)
 
     def constructor(self, qualname: str, defs: Mapping[str, TsSignature], seen: set[str]) -> TsSignature | None:
         own = defs.get(f"{qualname}.constructor")
@@ -356,7 +359,7 @@ def _grouped(qualname: str, candidates: list[_Candidate]) -> TsSignature:
 def _param(node: Node) -> Param | None:
     """One formal parameter; None for `this: T` (it types `this`, callers pass nothing for it)."""
     kind = node.type
-    if kind in ("comment", "decorator", "accessibility_modifier", "override_modifier"):
+    if kind in ("comment", "decorator", "accessibility_modifier", "override_modifier", "ERROR"):
         return None
     if kind in ("required_parameter", "optional_parameter"):
         pattern = node.child_by_field_name("pattern")
