@@ -166,6 +166,26 @@ def test_declarations_of_a_d_ts_file() -> None:
     assert defs["Client.ready"].is_property
 
 
+def test_namespaces_and_exported_object_namespaces() -> None:
+    text = """
+        export namespace Geo { export function distance(a: P, b: P) {} function helper() {} export namespace Deep { export function f(x) {} } }
+        declare module "other" { export function notOurs(): void }
+        export const api = { get(url: string) {}, post: (url: string, body: unknown) => 1, version: 1 };
+        const local = { x(a) {} };
+    """
+    defs = sigs(text).defs
+    assert list(defs) == ["Geo.distance", "Geo.helper", "Geo.Deep.f", "api.get", "api.post"]
+    assert defs["Geo.distance"].exported and not defs["Geo.helper"].exported  # type: ignore[attr-defined]
+    assert shape_of(defs["api.post"]) == [("url", POS, False), ("body", POS, False)] and defs["api.post"].is_staticmethod
+    assert changes("export namespace N { export function f(a) {} }", "namespace N { export function f(a) {} }") == \
+        [("N.f", "removed", ("export-removed:N",))]
+
+
+def test_a_void_parameter_may_be_left_out() -> None:
+    v = sig("export function v(a: number, b: void) {}", "v")
+    assert shape_of(v) == [("a", POS, False), ("b", POS, True)]
+
+
 def test_abstract_methods_and_wanted() -> None:
     text = "export abstract class A {\n  abstract run(x: number): void;\n  stop() {}\n}\nexport function f() {}"
     assert list(sigs(text).defs) == ["A", "A.run", "A.stop", "f"]

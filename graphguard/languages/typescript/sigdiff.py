@@ -95,12 +95,19 @@ def _kept_definition(qualname: str, before: Signature, after: Signature, old_exp
 
 
 def _exports(sigs: ModuleSignatures) -> dict[str, set[str]]:
-    """Qualname -> the names other files import it by (its class's, for a member)."""
+    """Qualname -> the names other files import it by: a top-level definition's own, and those of the
+    namespace or object that holds a member with no definition of its own (`N.f`, `api.get`); a class's
+    members go with their class (reported on it)."""
     exports = sigs.exports if isinstance(sigs, TsModuleSignatures) else {}
     by_local: dict[str, set[str]] = defaultdict(set)
     for name, local in exports.items():
         by_local[local].add(name)
-    return {q: by_local[q] for q in sigs.defs if "." not in q and q in by_local}
+    out: dict[str, set[str]] = {}
+    for q in sigs.defs:
+        top = q.split(".", 1)[0]
+        if (q == top or top not in sigs.defs) and top in by_local and (q == top or getattr(sigs.defs[q], "exported", False)):
+            out[q] = by_local[top]
+    return out
 
 
 def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:

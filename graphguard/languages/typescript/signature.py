@@ -101,14 +101,14 @@ def signatures(data: bytes, dialect: Dialect, wanted: Collection[str] | None = N
     reader = _Reader(dialect)
     reader.block(tree.root_node)
     exports = dict(reader.exports)
-    defs = {q: _with_export(s, q, exports) for q, s in reader.finish().items()
+    defs = {q: _with_export(s, q, exports, reader.hidden) for q, s in reader.finish().items()
             if wanted is None or q in wanted}
     return TsModuleSignatures(defs=defs, all_names=None, exports=exports)
 
 
-def _with_export(sig: TsSignature, qualname: str, exports: Mapping[str, str]) -> TsSignature:
-    top = qualname.split(".", 1)[0]
-    exported = top in exports.values()
+def _with_export(sig: TsSignature, qualname: str, exports: Mapping[str, str], hidden: Collection[str]) -> TsSignature:
+    parts = qualname.split(".")
+    exported = parts[0] in exports.values() and not any(".".join(parts[:i]) in hidden for i in range(2, len(parts) + 1))
     return sig if exported == sig.exported else replace(sig, exported=exported)
 
 
@@ -147,6 +147,8 @@ class _Reader:
         self.written: dict[str, list[_Candidate]] = {}
         self.classes: list[_ClassInfo] = []
         self.exports: dict[str, str] = {}
+        self.prefix = ""  # "N." inside `namespace N { ... }`
+        self.hidden: set[str] = set()  # the members of a namespace it does not export
 
     # -- statements --
 
@@ -158,22 +160,28 @@ class _Reader:
         kind = node.type
         if kind == "export_statement":
             self.export(node)
-        elif kind == "ambient_declaration":  # `declare function f(...)`, `declare class C`
+        elif kind == "ambient_declaration":  # `declare function f(...)`, `declare class C`; not `declare module "m"`
             self.block(node)
+        elif kind == "internal_module":
+            self.namespace(node)
         elif kind in _FUNCTIONS:
             name = _name(node)
             if name is not None:
-                self.function(name, node)
+                self.function(self.prefix + name, node)
         elif kind in _CLASSES:
             name = _name(node) or ("default" if default else None)
             if name is not None:
-                self.klass(name, node)
+                self.klass(self.prefix + name, node)
         elif kind in ("lexical_declaration", "variable_declaration"):
             for declarator in node.named_children:
                 if declarator.type == "variable_declarator":
                     self.declarator(declarator)
-        elif kind == "expression_statement" and node.named_children and node.named_children[0].type == "assignment_expression":
-            self.commonjs(node.named_children[0])
+        elif kind == "expression_statement" and node.named_children:
+            inner = node.named_children[0]
+            if inner.type == "assignment_expression":
+                self.commonjs(inner)
+            elif inner.type == "internal_module":  # the grammar reads an unexported `namespace N {}` as an expression
+                self.namespace(inner)
 
     def export(self, node: Node) -> None:
         declaration = node.child_by_field_name("declaration")
@@ -183,8 +191,12 @@ class _Reader:
             return  # `export ... from "x"`: another file's definitions
         if declaration is not None:
             self.statement(declaration)
+            if self.prefix:
+                return  # a namespace's member: exported with the namespace
             for name in _declared_names(declaration):
                 self.exports["default" if is_default else name] = name
+            if declaration.type == "lexical_declaration":
+                self.object_namespaces(declaration)
         elif value is not None and is_default:
             self.default_export(value)
         for clause in (c for c in node.named_children if c.type == "export_clause"):
@@ -206,6 +218,37 @@ class _Reader:
         else:
             return
         self.exports["default"] = qualname
+
+    def namespace(self, node: Node) -> None:
+        """`namespace N { export function f() {} }`: `N.f` (a dotted `namespace A.B` is `A.B.f`)."""
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or body is None or name.type == "string":
+            return
+        outer, self.prefix = self.prefix, f"{self.prefix}{_text(name)}."
+        try:
+            for child in body.named_children:
+                self.statement(child)
+                if child.type != "export_statement":  # visible inside the namespace only
+                    self.hidden.update(self.prefix + n for n in _declared_names(child))
+        finally:
+            self.prefix = outer
+
+    def object_namespaces(self, declaration: Node) -> None:
+        """`export const api = { get(url) {}, post: (url, body) => ... }`: `api.get`, `api.post`, called on the object."""
+        for declarator in (d for d in declaration.named_children if d.type == "variable_declarator"):
+            name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+            if name is None or name.type != "identifier" or value is None or _unwrapped(value).type != "object":
+                continue
+            for member in _unwrapped(value).named_children:
+                key = member.child_by_field_name("name") or member.child_by_field_name("key")
+                if key is None or key.type not in ("property_identifier", "string"):
+                    continue
+                qualname = f"{_text(name)}.{_text(key).strip(chr(39) + chr(34))}"
+                if member.type == "method_definition":
+                    accessor = next((Accessor(c.type) for c in member.children if c.type in ("get", "set")), None)
+                    self.function(qualname, member, kind=DefKind.METHOD, is_static=True, accessor=accessor)
+                elif member.type == "pair" and (v := member.child_by_field_name("value")) and _unwrapped(v).type in _FUNCTION_VALUES:
+                    self.function(qualname, _unwrapped(v), line_node=member, kind=DefKind.METHOD, is_static=True)
 
     def commonjs(self, node: Node) -> None:
         """`exports.f = function (...) {}`, `module.exports.f = ...`, `module.exports = {f, g: h}`."""
@@ -236,9 +279,9 @@ class _Reader:
             return
         value = _unwrapped(value)
         if value.type in _FUNCTION_VALUES:  # `const f = (...) => ...`, `const f = function () {}`
-            self.function(_text(name), value, line_node=node)
+            self.function(self.prefix + _text(name), value, line_node=node)
         elif value.type == "class":
-            self.klass(_text(name), value)
+            self.klass(self.prefix + _text(name), value)
 
     # -- definitions --
 
