@@ -13,7 +13,7 @@ from graphguard.languages.python.signature import ParamKind
 from graphguard.languages.typescript.binding import SPREAD, bind, literal_keys, literal_keywords
 from graphguard.languages.typescript.grammar import Dialect
 from graphguard.languages.typescript.sigdiff import added, compare, find_moves
-from graphguard.languages.typescript.signature import Accessor, Shape, TsModuleSignatures, TsSignature, signatures
+from graphguard.languages.typescript.signature import EXPORT_EQUALS, Accessor, Shape, TsModuleSignatures, TsSignature, signatures
 from graphguard.model import CallShape, DefKind
 from graphguard.result import ChangeKind, Status
 from tests.helpers import GitRepo, source
@@ -218,6 +218,29 @@ def test_javascript_defaults_rest_and_lenient_arity() -> None:
     assert not doc.lenient and shape_of(doc) == [("a", POS, False), ("b", POS, True), ("more", REST, False)]  # type: ignore[attr-defined]
     exports = sigs(text, JS).exports
     assert exports["z"] == "z" and exports["va"] == "va" and exports["alias"] == "inner"
+
+
+def test_commonjs_modules() -> None:
+    text = """
+        var app = exports = module.exports = {};
+        app.init = function init() {};
+        app.use = function use(fn) { return arguments.length };
+        function Router(opts) {}
+        Router.prototype.route = function (path) {};
+        Router.make = (a, b) => new Router(a);
+        exports.helper = function (x) {};
+        module.exports.other = (y) => y;
+    """
+    found = sigs(text, JS)
+    assert found.exports == {EXPORT_EQUALS: "app", "helper": "helper", "other": "other"}
+    defs = found.defs
+    assert list(defs) == ["app.init", "app.use", "Router", "Router.route", "Router.make", "helper", "other"]
+    assert defs["app.use"].is_staticmethod and defs["app.use"].exported  # type: ignore[attr-defined]
+    assert not defs["Router.route"].is_staticmethod and not defs["Router"].exported  # type: ignore[attr-defined]
+    listed = sigs("module.exports = { parse(a) {}, fmt: (x, y) => x, Router };\nfunction Router(o) {}", JS)
+    assert listed.exports == {"parse": "parse", "fmt": "fmt", "Router": "Router"} and list(listed.defs) == ["parse", "fmt", "Router"]
+    assert sigs("function f(a: string) {}\nexport = f;").exports == {EXPORT_EQUALS: "f"}
+    assert sigs("module.exports = function named(a) {};", JS).exports == {EXPORT_EQUALS: "named"}
 
 
 def test_tsx_and_a_region_that_does_not_parse() -> None:

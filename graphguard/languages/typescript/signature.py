@@ -26,7 +26,11 @@ from graphguard.model import DefKind
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["Accessor", "Shape", "TsModuleSignatures", "TsParam", "TsSignature", "signatures"]
+__all__ = ["EXPORT_EQUALS", "Accessor", "Shape", "TsModuleSignatures", "TsParam", "TsSignature", "signatures"]
+
+
+#: The exported name of what `module.exports = X` (TypeScript's `export = X`) makes the module itself.
+EXPORT_EQUALS = "export="
 
 
 class Accessor(enum.Enum):
@@ -189,6 +193,11 @@ class _Reader:
         is_default = any(c.type == "default" for c in node.children)
         if node.child_by_field_name("source") is not None:
             return  # `export ... from "x"`: another file's definitions
+        if any(c.type == "=" for c in node.children):  # `export = f`
+            target = next((c for c in node.named_children if c.type == "identifier"), None)
+            if target is not None and not self.prefix:
+                self.exports[EXPORT_EQUALS] = _text(target)
+            return
         if declaration is not None:
             self.statement(declaration)
             if self.prefix:
@@ -251,33 +260,68 @@ class _Reader:
                     self.function(qualname, _unwrapped(v), line_node=member, kind=DefKind.METHOD, is_static=True)
 
     def commonjs(self, node: Node) -> None:
-        """`exports.f = function (...) {}`, `module.exports.f = ...`, `module.exports = {f, g: h}`."""
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None:
-            return
-        target = _text(left)
-        value = _unwrapped(right)
-        if target == "module.exports" and value.type == "object":
-            for pair in value.named_children:
-                if pair.type == "shorthand_property_identifier":
-                    self.exports[_text(pair)] = _text(pair)
-                elif pair.type == "pair" and (key := pair.child_by_field_name("key")) and \
-                        (v := pair.child_by_field_name("value")) and v.type == "identifier":
-                    self.exports[_text(key)] = _text(v)
+        """`exports.f = function (...) {}`, `module.exports = {f, g: h}`, `module.exports = f` (the `export=` name),
+        `exports = module.exports = f`; `X.m = function` and `X.prototype.m = function` for a name X of the file."""
+        targets, value = _assignment_chain(node)
+        for target in targets:
+            self.assign(target, value, node)
+
+    def assign(self, target: str, value: Node, line_node: Node) -> None:
+        if target in ("module.exports", "exports"):
+            self.module_exports(value, line_node)
             return
         head, dot, name = target.rpartition(".")
-        if dot and head in ("exports", "module.exports") and name.isidentifier():
+        if not (dot and name.isidentifier()):
+            return
+        if head in ("exports", "module.exports"):
             if value.type in _FUNCTION_VALUES:
-                self.function(name, value, line_node=node)
+                self.function(name, value, line_node=line_node)
                 self.exports[name] = name
             elif value.type == "identifier":
                 self.exports[name] = _text(value)
+        elif value.type in _FUNCTION_VALUES and not self.prefix:
+            owner, prototype = head.removesuffix(".prototype"), head.endswith(".prototype")
+            if owner.isidentifier() and owner not in ("module", "exports", "this", "window", "globalThis"):
+                self.function(f"{owner}.{name}", value, line_node=line_node, kind=DefKind.METHOD, is_static=not prototype)
+
+    def module_exports(self, value: Node, line_node: Node) -> None:
+        """`module.exports = ...`: what `require()` returns. An object literal exports its keys; anything else is
+        the module itself, under the name TypeScript gives it (`export =`)."""
+        if value.type == "object":
+            for pair in value.named_children:
+                key = pair.child_by_field_name("key") or pair.child_by_field_name("name")
+                v = pair.child_by_field_name("value")
+                if pair.type == "shorthand_property_identifier":
+                    self.exports[_text(pair)] = _text(pair)
+                elif key is None or key.type != "property_identifier":
+                    continue
+                elif pair.type == "method_definition":  # `module.exports = { parse(a) {} }`
+                    self.function(_text(key), pair)
+                    self.exports[_text(key)] = _text(key)
+                elif pair.type == "pair" and v is not None and _unwrapped(v).type == "identifier":
+                    self.exports[_text(key)] = _text(v)
+                elif pair.type == "pair" and v is not None and _unwrapped(v).type in _FUNCTION_VALUES:
+                    self.function(_text(key), _unwrapped(v), line_node=pair)
+                    self.exports[_text(key)] = _text(key)
+        elif value.type == "identifier":
+            self.exports[EXPORT_EQUALS] = _text(value)
+        elif value.type in _FUNCTION_VALUES | _CLASSES:
+            qualname = _name(value) or "default"
+            if value.type in _CLASSES:
+                self.klass(qualname, value)
+            else:
+                self.function(qualname, value, line_node=line_node)
+            self.exports[EXPORT_EQUALS] = qualname
 
     def declarator(self, node: Node) -> None:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is None or name.type != "identifier" or value is None:
             return
         value = _unwrapped(value)
+        if value.type == "assignment_expression":  # `var app = exports = module.exports = {}`
+            targets, value = _assignment_chain(value)
+            if not self.prefix and {"module.exports", "exports"} & set(targets):
+                self.exports[EXPORT_EQUALS] = _text(name)
         if value.type in _FUNCTION_VALUES:  # `const f = (...) => ...`, `const f = function () {}`
             self.function(self.prefix + _text(name), value, line_node=node)
         elif value.type == "class":
@@ -518,6 +562,18 @@ def _type_text(annotation: Node | None) -> str | None:
         return None
     inner = annotation.named_children
     return _text(inner[0]) if len(inner) == 1 else _text(annotation).lstrip(":").strip()
+
+
+def _assignment_chain(node: Node) -> tuple[list[str], Node]:
+    """`a = b = value`: (["a", "b"], value)."""
+    targets: list[str] = []
+    while node.type == "assignment_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            break
+        targets.append(_text(left))
+        node = _unwrapped(right)
+    return targets, node
 
 
 def _unwrapped(node: Node) -> Node:
