@@ -10,7 +10,7 @@ import pytest
 
 from graphguard.codes import TABLE, CodeName
 from graphguard.languages.python.signature import ParamKind
-from graphguard.languages.typescript.binding import SPREAD, bind, literal_keys, literal_keywords
+from graphguard.languages.typescript.binding import SPREAD, bind, landing, literal_keys, literal_keywords
 from graphguard.languages.typescript.grammar import Dialect
 from graphguard.languages.typescript.sigdiff import added, compare, find_moves
 from graphguard.languages.typescript.signature import EXPORT_EQUALS, Accessor, Shape, TsModuleSignatures, TsSignature, signatures
@@ -250,19 +250,6 @@ def test_tsx_and_a_region_that_does_not_parse() -> None:
     assert shape_of(broken.defs["ok"]) == [("a", POS, False)] and not broken.defs["ok"].opaque
 
 
-def test_a_parameter_list_that_does_not_parse_is_never_judged() -> None:
-    text = "export function f(a: string, b: number satisfies X) {}"
-    f = sig(text, "f")
-    assert f.opaque and [p.name for p in f.params] == ["a", "b"]  # the ERROR node is no parameter
-    assert bind(call(5), f).status is Status.UNKNOWN
-    assert changes("export function f(a: string) {}", text) == []
-
-
-# -- change kinds ----------------------------------------------------------------------------------
-
-Row = tuple[str, str, tuple[str, ...]]
-
-
 def changes(before: str, after: str, dialect: Dialect = TS) -> list[Row]:
     return [(c.qualname, c.change.value, tuple(c.breaking)) for c in compare(sigs(before, dialect), sigs(after, dialect))]
 
@@ -418,6 +405,16 @@ def test_bind_object_literal_keys(qualname: str, keys: tuple[str, ...], status: 
     assert (binding.status, binding.reason) == (status, reason)
 
 
+def test_landing_ignores_self_and_refuses_to_guess_an_overload() -> None:
+    defs = sigs(DEFS + "export class K { m(a: string, b: number) {} }\n").defs
+    found = landing(call(2), defs["K.m"], implicit_first=True)  # no `self`: argument 1 reaches `a`
+    assert found is not None and [p.name for p in found.positional] == ["a", "b"]
+    found = landing(call(4), defs["rest"])
+    assert found is not None and [p.name for p in found.positional] == ["a", "b", "more", "more"]
+    assert landing(call(3), defs["over"]) is None and landing(call(1, star=True), defs["two"]) is None
+    assert landing(call(3), defs["two"]) is None  # argument 3 reaches nothing
+
+
 def test_literal_keys_round_trip() -> None:
     shape = CallShape(2, (*literal_keywords(0, ["a"]), *literal_keywords(1, ["b", "c"], spread=True)))
     assert literal_keys(shape) == {0: frozenset({"a"}), 1: frozenset({"b", "c", "..."})}
@@ -430,6 +427,27 @@ def test_javascript_definitions_take_fewer_arguments_but_not_more() -> None:
     assert bind(call(3), defs["f"]).reason == "Expected 0-2 arguments, but got 3."
     assert bind(call(5), defs["g"]).status is Status.OK  # reads `arguments`
     assert bind(call(0), defs["h"]).reason == "Expected 1 arguments, but got 0."  # JSDoc says which are optional
+
+
+@pytest.mark.parametrize(("qualname", "n", "reason"), [  # each as tsc 5.9 (--checkJs) reports it
+    ("C", 0, "binds"),
+    ("C", 2, "Expected 0-1 arguments, but got 2."),
+    ("C.m", 3, "Expected 0-2 arguments, but got 3."),
+    ("B", 1, "Expected 0 arguments, but got 1."),  # the default constructor is no JS function: nothing to leave out
+    ("arrow", 3, "Expected 0-2 arguments, but got 3."),
+    ("obj.m", 2, "Expected 0-1 arguments, but got 2."),
+    ("Legacy.run", 2, "Expected 0-1 arguments, but got 2."),
+])
+def test_javascript_classes_arrows_and_objects(qualname: str, n: int, reason: str) -> None:
+    defs = sigs("""
+        export class C { constructor(a) {} m(x, y) {} }
+        export class B {}
+        export const arrow = (a, b) => a;
+        export const obj = { m(a) {} };
+        function Legacy(a, b) {}
+        Legacy.prototype.run = function (x) {};
+    """, JS).defs
+    assert bind(call(n), defs[qualname]).reason == reason
 
 
 def test_a_javascript_caller_of_a_typescript_export_is_bound_by_the_same_rule(
@@ -450,3 +468,16 @@ def test_a_javascript_caller_of_a_typescript_export_is_bound_by_the_same_rule(
     js_call = CallShape(1)  # parseAmount(process.argv[2]) as src/cli.js writes it
     assert bind(js_call, change.after).reason == "Expected 2 arguments, but got 1."
     assert bind(js_call, change.before).status is Status.OK  # type: ignore[arg-type]
+
+
+def test_a_parameter_list_that_does_not_parse_is_never_judged() -> None:
+    text = "export function f(a: string, b: number satisfies X) {}"
+    f = sig(text, "f")
+    assert f.opaque and [p.name for p in f.params] == ["a", "b"]  # the ERROR node is no parameter
+    assert bind(call(5), f).status is Status.UNKNOWN
+    assert changes("export function f(a: string) {}", text) == []
+
+
+# -- change kinds ----------------------------------------------------------------------------------
+
+Row = tuple[str, str, tuple[str, ...]]

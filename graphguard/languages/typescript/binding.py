@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from graphguard.languages.python.binding import Binding
+from graphguard.languages.python.binding import Binding, Landing
 from graphguard.languages.python.signature import Param, ParamKind, Signature
 from graphguard.languages.typescript.signature import Shape, TsSignature
 from graphguard.model import CallShape, DefKind
 from graphguard.result import Status
 
-__all__ = ["SPREAD", "Binding", "bind", "literal_keys", "literal_keywords"]
+__all__ = ["SPREAD", "Binding", "Landing", "bind", "landing", "literal_keys", "literal_keywords"]
 
 SPREAD = "a spread argument: how many values it brings cannot be counted"
 #: A key of an object literal whose keys are not all known (`{...rest, a: 1}`).
@@ -71,6 +71,21 @@ def bind(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Bi
     if any(e is None for e in errors):
         return Binding(Status.OK, "binds")
     return Binding(Status.BROKEN, next(e for e in errors if e is not None))
+
+
+def landing(call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Landing | None:
+    """The parameter each written argument reaches, for a call that binds (the core asks whether an argument
+    now lands elsewhere). None with a spread, with overloads (which one tsc picks depends on the types), or
+    when an argument reaches nothing. `implicit_first` is ignored, as in `bind`."""
+    del implicit_first
+    if call.has_star or (isinstance(sig, TsSignature) and sig.overloads):
+        return None
+    slots = [p for p in sig.params if p.kind is not ParamKind.VAR_POSITIONAL]
+    rest = next((p for p in sig.params if p.kind is ParamKind.VAR_POSITIONAL), None)
+    positional = [slots[i] if i < len(slots) else rest for i in range(call.n_positional)]
+    if any(p is None for p in positional):
+        return None
+    return Landing(tuple(p for p in positional if p is not None), ())
 
 
 @dataclass(frozen=True)
