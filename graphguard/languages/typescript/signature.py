@@ -99,7 +99,9 @@ class TsModuleSignatures(ModuleSignatures):
 def signatures(data: bytes, dialect: Dialect, wanted: Collection[str] | None = None) -> TsModuleSignatures:
     """The signatures of a file's functions, classes and methods (of `wanted` qualnames only, if given).
 
-    A region that does not parse yields nothing: tree-sitter's ERROR nodes are skipped, never guessed at.
+    Every definition is read (a class's signature needs its constructor and its base's), then `wanted` filters.
+    Nothing is guessed where the file does not parse: a definition inside an ERROR region is not read, and one
+    whose parameter list holds an error is `opaque` (its calls are unknown, its changes not compared).
     """
     tree = parser(dialect).parse(data)
     reader = _Reader(dialect)
@@ -160,7 +162,7 @@ class _Reader:
         for child in node.named_children:
             self.statement(child)
 
-    def statement(self, node: Node, *, default: bool = False) -> None:
+    def statement(self, node: Node) -> None:
         kind = node.type
         if kind == "export_statement":
             self.export(node)
@@ -173,7 +175,7 @@ class _Reader:
             if name is not None:
                 self.function(self.prefix + name, node)
         elif kind in _CLASSES:
-            name = _name(node) or ("default" if default else None)
+            name = _name(node)
             if name is not None:
                 self.klass(self.prefix + name, node)
         elif kind in ("lexical_declaration", "variable_declaration"):
