@@ -44,6 +44,16 @@ class CodeName(WireEnum):
     PARAMS_REORDERED = "params-reordered"
     PARAM_POSITION_CHANGED = "param-position-changed"
     OLD_VERSION_UNPARSABLE = "old-version-unparsable"
+    # TypeScript/JavaScript (languages/typescript/sigdiff)
+    EXPORT_REMOVED = "export-removed"
+    EXPORT_RENAMED = "export-renamed"
+    DEFAULT_EXPORT_CHANGED = "default-export-changed"
+    ACCESSOR_CHANGED = "accessor-changed"
+    STATIC_CHANGED = "static-changed"
+    OVERLOADS_CHANGED = "overloads-changed"
+    REQUIRED_PROPERTY_ADDED = "required-property-added"
+    PROPERTY_MADE_REQUIRED = "property-made-required"
+    PROPERTY_REMOVED = "property-removed"
 
 
 class Code(str):
@@ -110,6 +120,15 @@ TABLE: tuple[CodeInfo, ...] = (
     CodeInfo(CodeName.PARAMS_REORDERED, CodeKind.SIGNATURE, "positional parameters changed order: positional arguments land elsewhere"),
     CodeInfo(CodeName.PARAM_POSITION_CHANGED, CodeKind.SIGNATURE, "a parameter moved among the positional ones"),
     CodeInfo(CodeName.OLD_VERSION_UNPARSABLE, CodeKind.SIGNATURE, "the file's old version did not parse: the old signature is unknown"),
+    CodeInfo(CodeName.EXPORT_REMOVED, CodeKind.SIGNATURE, "TS/JS: the definition is no longer exported: imports from other files fail, its own file's calls still bind"),
+    CodeInfo(CodeName.EXPORT_RENAMED, CodeKind.SIGNATURE, "TS/JS: the definition is exported under another name (`export-renamed:old->new`): imports of the old name fail"),
+    CodeInfo(CodeName.DEFAULT_EXPORT_CHANGED, CodeKind.SIGNATURE, "TS/JS: the default export names another definition: default imports get that one, and their calls are bound to it"),
+    CodeInfo(CodeName.ACCESSOR_CHANGED, CodeKind.SIGNATURE, "TS/JS: a method became a getter or setter, or the reverse (`accessor-changed:method->getter`): calls of it, or reads, fail"),
+    CodeInfo(CodeName.STATIC_CHANGED, CodeKind.SIGNATURE, "TS/JS: a method became static, or an instance method: calls through an instance (or the class) fail"),
+    CodeInfo(CodeName.OVERLOADS_CHANGED, CodeKind.SIGNATURE, "TS/JS: the overload signatures changed (`overloads-changed:2->3`): a call breaks when no overload accepts it"),
+    CodeInfo(CodeName.REQUIRED_PROPERTY_ADDED, CodeKind.SIGNATURE, "TS/JS: a destructured object parameter's type gained a required property (`required-property-added:0.tz`): object literals without it fail"),
+    CodeInfo(CodeName.PROPERTY_MADE_REQUIRED, CodeKind.SIGNATURE, "TS/JS: an optional property of a destructured object parameter is required now: object literals without it fail"),
+    CodeInfo(CodeName.PROPERTY_REMOVED, CodeKind.SIGNATURE, "TS/JS: a destructured object parameter's type lost a property: object literals passing it fail the excess property check"),
 )
 
 BY_NAME: dict[CodeName, CodeInfo] = {c.name: c for c in TABLE}
