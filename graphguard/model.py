@@ -36,6 +36,11 @@ class WireEnum(str, enum.Enum):
         return format(str(self.value), spec)
 
 
+def last_name(symbol: str) -> str:
+    """A full symbol name's last name: `total` of `pkg.cart.Cart.total` and of `src/cart.ts#Cart.total`."""
+    return symbol.rpartition("#")[2].rsplit(".", 1)[-1]
+
+
 class DefKind(WireEnum):
     FUNCTION = "function"
     METHOD = "method"

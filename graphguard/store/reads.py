@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from graphguard.model import CallShape, Resolution, Use, UseKind
+from graphguard.model import CallShape, Resolution, Use, UseKind, last_name
 from graphguard.store.db import chunked, marks
 from graphguard.store.schema import MetaKey
 
@@ -157,7 +157,7 @@ class CodeGraph:
 
     def unique_hierarchy(self, method: str) -> bool:
         """True when every class defining this method's name lies in the method's own hierarchy."""
-        name = method.rsplit(".", 1)[-1]
+        name = last_name(method)
         # By qualname (unique, indexed) and the name compared in Python: with `name = ?` in the query SQLite picks
         # the index on names and reads every method so named (45,000 `run` at 100k files).
         names = [r[0] for r in self.db.execute("SELECT name FROM symbols WHERE qualname = ? AND kind = 'method'", (method,))]
@@ -173,7 +173,7 @@ class CodeGraph:
         builtin types have a method of that name (`x.values()` may well be a dict);
         "candidate" when several hierarchies define it.
         """
-        name = method.rsplit(".", 1)[-1]
+        name = last_name(method)
         if not self.unique_hierarchy(method):
             return Resolution.CANDIDATE
         one = len(list(itertools.islice(self._classes_defining(name), 2))) == 1
@@ -192,7 +192,7 @@ class CodeGraph:
         uses = [self._use(r) for r in rows]
         sym = self.symbol(qualname)
         if candidates and sym is not None and sym.kind == "method":
-            name = qualname.rsplit(".", 1)[-1]
+            name = last_name(qualname)
             by_name = Resolution.BY_NAME.value if self.unique_hierarchy(qualname) else "candidate"
             for r in self.db.execute(
                 "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, ?, s.n_positional, s.keywords,"
@@ -202,7 +202,7 @@ class CodeGraph:
             ):
                 uses.append(self._use(r))
         elif candidates and sym is not None:
-            name = qualname.rsplit(".", 1)[-1]
+            name = last_name(qualname)
             for r in self.db.execute(
                 "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, 'candidate', s.n_positional, s.keywords,"
                 " s.has_star, s.has_starstar, 0 FROM sites s JOIN files f ON f.id = s.file_id"
