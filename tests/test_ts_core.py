@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -73,3 +71,36 @@ def test_callers_of_a_method_through_new_and_of_a_class(make_repo: Callable[...,
     assert [(c["path"], c["line"], c["resolution"]) for c in total["callers"]] == [("src/named.ts", 4, "exact")]
     cls = _callers(graphguard, repo, "src/cart.ts#Cart")
     assert ("src/named.ts", 3, "call") in [(c["path"], c["line"], c["kind"]) for c in cls["callers"]]
+
+
+def test_imports_json_names_specifier_kind_category_and_target_for_ts_and_python(make_repo: Callable[..., GitRepo],
+                                                                                 graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({**APP, "src/extra.ts": 'import fs from "node:fs";\nimport React from "react";\nimport { x } from "./gone";\n',
+                      "pkg/__init__.py": "", "pkg/a.py": "import os\nfrom pkg import b\n", "pkg/b.py": "X = 1\n"})
+    result = graphguard(repo, "imports", "src/extra.ts", "src/byns.ts", "web", "pkg/a.py", "--format", "json")
+    assert result.code == 0, result.err
+    doc = result.json
+    assert doc["schema"] == "graphguard.imports/1"
+    rows = [(i["path"], i["line"], i["specifier"], i["kind"], i["category"], i["target"]) for i in doc["imports"]]
+    assert rows == [
+        ("pkg/a.py", 1, "os", "external", None, None),
+        ("pkg/a.py", 2, "pkg", "internal", None, "pkg/b.py"),
+        ("src/byns.ts", 1, "./cart", "internal", "relative", "src/cart.ts"),
+        ("src/extra.ts", 1, "node:fs", "external", "builtin", None),
+        ("src/extra.ts", 2, "react", "external", "package", None),
+        ("src/extra.ts", 3, "./gone", "unresolved", "missing", None),
+        ("web/legacy.js", 1, "../src/cart.js", "internal", "relative", "src/cart.ts"),
+    ]
+    assert [i["name"] for i in doc["imports"] if i["path"] == "src/byns.ts"] == ["*"]
+
+
+def test_stats_counts_each_language_apart(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({**APP, "pkg/__init__.py": "", "pkg/a.py": "import os\n\ndef f():\n    return os.getcwd()\n"})
+    result = graphguard(repo, "stats", "--format", "json")
+    assert result.code == 0, result.err
+    langs = result.json["languages"]
+    assert sorted(langs) == ["javascript", "python", "typescript"]
+    assert (langs["typescript"]["files"], langs["javascript"]["files"], langs["python"]["files"]) == (6, 1, 2)
+    assert langs["javascript"]["imports"] == {"total": 1, "internal": 1, "external": 0, "unresolved": 0, "by_category": {"relative": 1}}
+    assert langs["javascript"]["calls"]["resolved"] == 1
+    assert langs["python"]["imports"]["external"] == 1

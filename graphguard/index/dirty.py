@@ -9,6 +9,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from graphguard.index.facts import Facts
+from graphguard.index.plan import facts_key
 from graphguard.index.storedmap import _StoredMap
 from graphguard.languages import for_path
 from graphguard.languages.python.digests import EVERY_NAME, changed_names, returns_of
@@ -181,8 +182,6 @@ class Dirty(Facts):
                            push: Callable[[str, set[str]], None]) -> int:
         """A file whose modules are paths (TypeScript): each importer re-resolves, and one that re-exports (`export *`,
         `export { a } from`) passes every name on. How many files this made dirty."""
-        from graphguard.index.facts import facts_key
-
         made = 0
         for src_path, src_id, src_blob, src_module, src_iface in self.store.graph.execute(
             "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from graphguard import git
 from graphguard.index import progress
-from graphguard.index.plan import Entry
+from graphguard.index.plan import Entry, blob_of_key, facts_key
 from graphguard.index.workers import _can_fork, _die_with_parent
-from graphguard.languages import LANGUAGES, for_path
+from graphguard.languages import LANGUAGES
 from graphguard.model import FileFacts
 
 if TYPE_CHECKING:
@@ -25,18 +25,6 @@ UNREADABLE = FileFacts(warnings=("git could not read the file's contents; not pa
 #: Below this many unseen blobs a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 64
 CHUNK = 48
-
-
-def facts_key(path: str, blob: str) -> str:
-    """What a file's facts are cached under: its blob, and for a language whose facts depend on more than the
-    bytes (TypeScript: the grammar its suffix picks) `<blob>:<language>/<kind>`. Python's are the bare blob."""
-    lang = for_path(path)
-    kind = lang.facts_kind(path) if lang is not None else ""
-    return f"{blob}:{lang.name}/{kind}" if lang is not None and kind else blob
-
-
-def blob_of_key(key: str) -> str:
-    return key.partition(":")[0]
 
 
 def parse_blob(data: bytes, key: str = "") -> str:

@@ -26,6 +26,18 @@ def is_config(path: str) -> bool:
     return name in _CONFIG_NAMES or (name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")))
 
 
+def facts_key(path: str, blob: str) -> str:
+    """What a file's facts are cached under: its blob, and for a language whose facts depend on more than the
+    bytes (TypeScript: the grammar its suffix picks) `<blob>:<language>/<kind>`. Python's are the bare blob."""
+    lang = for_path(path)
+    kind = lang.facts_kind(path) if lang is not None else ""
+    return f"{blob}:{lang.name}/{kind}" if lang is not None and kind else blob
+
+
+def blob_of_key(key: str) -> str:
+    return key.partition(":")[0]
+
+
 @dataclass(frozen=True)
 class Entry:
     path: str

@@ -20,8 +20,8 @@ from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.index import progress
 from graphguard.index.dirty import Dirty
-from graphguard.index.facts import UNREADABLE, facts_key
-from graphguard.index.plan import Entry, Plan, is_config, rebuild_is_cheaper
+from graphguard.index.facts import UNREADABLE
+from graphguard.index.plan import Entry, Plan, facts_key, is_config, rebuild_is_cheaper
 from graphguard.index.progress import HOOK_VARIABLE, Phases
 from graphguard.index.restore import Restore
 from graphguard.index.storedmap import _StoredMap

@@ -14,7 +14,7 @@ from typing import Protocol
 from graphguard import git
 from graphguard.files import ensure_dir
 from graphguard.index import progress
-from graphguard.index.plan import Entry
+from graphguard.index.plan import Entry, facts_key
 from graphguard.index.progress import Phases
 from graphguard.languages import FileResolver, Language, Tree, for_path
 from graphguard.languages.python.modules import ModuleMap
@@ -99,8 +99,6 @@ class _Job:
         return self._resolver
 
     def _load(self, path: str) -> FileFacts | None:
-        from graphguard.index.facts import facts_key
-
         blob = self.blob_of(path)
         return self.indexer.facts(facts_key(path, blob)) if blob is not None else None
 

@@ -344,6 +344,29 @@ class CodeGraph:
             "warnings": warnings + len(self._snapshot_warnings()),
         }
 
+    def import_rows(self, paths: Collection[str] | None = None) -> list[tuple[str, int, str, str | None, str, str | None, str | None, str | None]]:
+        """(path, line, module or specifier, name, status, target path, form, category) of the imports of `paths`
+        (None: every file), by path and line."""
+        sql = ("SELECT f.path, i.line, i.module, i.name, i.status, t.path, i.form, i.category FROM imports i"
+               " JOIN files f ON f.id = i.file_id LEFT JOIN files t ON t.id = i.target_file")
+        if paths is None:
+            return list(self.db.execute(sql + " ORDER BY f.path, i.line, i.rowid"))
+        out = []
+        for chunk in chunked(sorted(paths)):
+            out += self.db.execute(sql + f" WHERE f.path IN ({marks(chunk)}) ORDER BY f.path, i.line, i.rowid", chunk).fetchall()
+        return sorted(out, key=lambda r: (r[0], r[1]))
+
+    def counts_by_file(self) -> list[tuple[str, str, str, str | None, int]]:
+        """(path, "import", status, category, count) and (path, "call", resolution, None, count) of every file."""
+        rows: list[tuple[str, str, str, str | None, int]] = [
+            (p, "import", st, cat, n) for p, st, cat, n in self.db.execute(
+                "SELECT f.path, i.status, i.category, count(*) FROM imports i JOIN files f ON f.id = i.file_id"
+                " GROUP BY f.path, i.status, i.category")]
+        rows += [(p, "call", res, None, n) for p, res, n in self.db.execute(
+            "SELECT f.path, s.resolution, count(*) FROM sites s JOIN files f ON f.id = s.file_id WHERE s.kind = 'call'"
+            " GROUP BY f.path, s.resolution")]
+        return rows
+
     def warnings(self) -> list[tuple[str, str]]:
         out = [(p, w) for p, ws in self.db.execute("SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path")
                for w in json.loads(ws)]

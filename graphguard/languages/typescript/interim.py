@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.typescript.grammar import SUFFIXES, Dialect, parser
+from graphguard.model import Binding as NameBinding
 from graphguard.model import (
     BindKind,
-    CallSite,
     CallShape,
-    DefKind,
+    CallSite,
     Definition,
+    DefKind,
     Export,
     FileFacts,
     Import,
@@ -28,7 +29,6 @@ from graphguard.model import (
     RefKind,
     WireEnum,
 )
-from graphguard.model import Binding as NameBinding
 
 if TYPE_CHECKING:
     from tree_sitter import Node
