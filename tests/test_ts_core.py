@@ -42,7 +42,7 @@ APP = {
     """,
     "web/legacy.js": """
         import { parseAmount } from "../src/cart.js";
-        export function legacy() { return parseAmount("4"); }
+        export function legacy() { return parseAmount("4", "CHF"); }
     """,
 }
 
@@ -104,3 +104,56 @@ def test_stats_counts_each_language_apart(make_repo: Callable[..., GitRepo], gra
     assert langs["javascript"]["imports"] == {"total": 1, "internal": 1, "external": 0, "unresolved": 0, "by_category": {"relative": 1}}
     assert langs["javascript"]["calls"]["resolved"] == 1
     assert langs["python"]["imports"]["external"] == 1
+
+
+def _stage(repo: GitRepo, files: dict[str, str]) -> None:
+    repo.write(files)
+    repo.git("add", "-A")
+
+
+def test_a_staged_signature_change_blocks_naming_the_broken_ts_and_js_callers(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    graphguard(repo, "index")
+    _stage(repo, {"src/cart.ts": CART.replace("parseAmount(text: string, currency: string)",
+                                              "parseAmount(text: string, currency: string, rate: number)")})
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1, result.out
+    doc = result.json
+    (change,) = [c for c in doc["changes"] if c["symbol"] == "src/cart.ts#parseAmount"]
+    assert change["change"] == "signature" and change["breaking"] == ["required-param-added:rate"]
+    broken = {(c["path"], c["caller"], c["reason"]) for c in change["callers"] if c["status"] == "broken"}
+    assert ("src/named.ts", "src/named.ts#run", "Expected 3 arguments, but got 2.") in broken
+    assert ("web/legacy.js", "web/legacy.js#legacy", "Expected 3 arguments, but got 2.") in broken
+    assert {p for p, _, _ in broken} == {"src/named.ts", "src/byns.ts", "src/barrel.ts", "web/legacy.js"}
+    text = graphguard(repo, "check", "--staged")
+    assert text.code == 1 and "src/cart.ts#parseAmount" in text.out and "web/legacy.js" in text.out
+
+
+def test_an_optional_parameter_added_passes_and_a_removed_export_breaks_its_importers(make_repo: Callable[..., GitRepo],
+                                                                                    graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    _stage(repo, {"src/cart.ts": CART.replace("currency: string)", "currency: string, rate?: number)")})
+    ok = graphguard(repo, "check", "--staged", "--format", "json")
+    assert ok.code == 0, ok.out
+    assert [c["status"] for c in ok.json["changes"][0]["callers"] if c["kind"] == "call"] == ["ok"] * 4
+    _stage(repo, {"src/cart.ts": CART.replace("export default function format", "function format")
+                  .replace("export function parseAmount(text: string, currency: string): number { return 0; }\n", "")})
+    gone = graphguard(repo, "check", "--staged", "--format", "json")
+    assert gone.code == 1
+    (change,) = [c for c in gone.json["changes"] if c["symbol"] == "src/cart.ts#parseAmount"]
+    assert change["change"] == "removed"
+    assert ("src/named.ts", "import", "broken") in {(c["path"], c["kind"], c["status"]) for c in change["callers"]}
+
+
+def test_a_caller_changed_in_the_same_commit_is_judged_in_its_new_version(make_repo: Callable[..., GitRepo],
+                                                                          graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    base = repo.head
+    repo.commit("rate", {"src/cart.ts": CART.replace("currency: string)", "currency: string, rate: number)"),
+                         "src/named.ts": APP["src/named.ts"].replace('parseAmount("1", "EUR")', 'parseAmount("1", "EUR", 2)')})
+    result = graphguard(repo, "check", "--base", base, "--format", "json")
+    assert result.code == 1
+    (change,) = [c for c in result.json["changes"] if c["symbol"] == "src/cart.ts#parseAmount"]
+    status = {c["path"]: c["status"] for c in change["callers"] if c["kind"] == "call"}
+    assert status == {"src/named.ts": "ok", "src/byns.ts": "broken", "src/barrel.ts": "broken", "web/legacy.js": "broken"}
