@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -157,3 +159,58 @@ def test_a_caller_changed_in_the_same_commit_is_judged_in_its_new_version(make_r
     (change,) = [c for c in result.json["changes"] if c["symbol"] == "src/cart.ts#parseAmount"]
     status = {c["path"]: c["status"] for c in change["callers"] if c["kind"] == "call"}
     assert status == {"src/named.ts": "ok", "src/byns.ts": "broken", "src/barrel.ts": "broken", "web/legacy.js": "broken"}
+
+
+def test_a_repository_mixing_python_and_typescript_checks_both(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({**APP, "pkg/__init__.py": "", "pkg/money.py": "def parse(text, currency):\n    return 0\n",
+                      "pkg/use.py": "from pkg.money import parse\n\ndef run():\n    return parse('1', 'EUR')\n"})
+    _stage(repo, {"pkg/money.py": "def parse(text, currency, rate):\n    return 0\n",
+                  "src/cart.ts": CART.replace("currency: string)", "currency: string, rate: number)")})
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1
+    symbols = {c["symbol"]: {x["path"] for x in c["callers"] if x["status"] == "broken"} for c in result.json["changes"]}
+    assert symbols["pkg.money.parse"] == {"pkg/use.py"}
+    assert "web/legacy.js" in symbols["src/cart.ts#parseAmount"]
+    assert graphguard(repo, "callers", "pkg.money.parse", "--format", "json").json["callers"][0]["path"] == "pkg/use.py"
+
+
+def test_a_file_that_does_not_parse_is_indexed_for_what_parses_and_not_blamed(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Any]) -> None:
+    broken = CART + "export function oops( {\n"
+    repo = make_repo({**APP, "src/cart.ts": broken})
+    stats = graphguard(repo, "stats", "--format", "json")
+    assert stats.code == 0 and stats.json["warnings"] >= 1
+    assert {c["path"] for c in _callers(graphguard, repo, "src/cart.ts#Cart.total")["callers"]} == {"src/named.ts"}
+    repo2 = make_repo(APP)
+    _stage(repo2, {"src/cart.ts": "export class Cart {\n  total(tax: number) { return tax; }\n}\nexport function (\n"})
+    result = graphguard(repo2, "check", "--staged", "--format", "json")
+    assert any(w["path"] == "src/cart.ts" and "syntax error" in w["message"] for w in result.json["warnings"])
+    assert not [c for c in result.json["changes"] if c["change"] == "removed"]
+
+
+def test_check_proposed_and_base_see_a_ts_break(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any],
+                                                tmp_path: Any) -> None:
+    repo = make_repo(APP)
+    new = tmp_path / "cart.ts"
+    new.write_text(CART.replace("total(tax: number)", "total(tax: number, when: Date)"))
+    proposed = graphguard(repo, "check", "--proposed", f"src/cart.ts={new}", "--format", "json")
+    assert proposed.code == 1 and proposed.json["compared"] == "proposed"
+    (change,) = [c for c in proposed.json["changes"] if c["symbol"] == "src/cart.ts#Cart.total"]
+    assert [(c["path"], c["line"], c["status"]) for c in change["callers"]] == [("src/named.ts", 4, "broken")]
+    base = repo.head
+    repo.commit("when", {"src/cart.ts": new.read_text()})
+    for fmt in ("text", "json", "markdown", "sarif", "github", "codequality"):
+        result = graphguard(repo, "check", "--base", base, "--format", fmt)
+        assert result.code == 1 and "src/named.ts" in result.out, fmt
+
+
+def test_a_tsconfig_change_re_resolves_and_refresh_help_loads_no_grammar(make_repo: Callable[..., GitRepo],
+                                                                         graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    assert graphguard(repo, "index").code == 0
+    repo.commit("config", {"tsconfig.json": '{"compilerOptions": {}}\n'})
+    result = graphguard(repo, "index", "--format", "json")
+    assert result.code == 0 and result.json["resolved"] == 7  # every TS/JS file, none parsed again
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "graphguard", "refresh", "--help"], capture_output=True,
+                         text=True, check=True).stderr
+    assert "tree_sitter" not in out

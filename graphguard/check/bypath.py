@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from graphguard import git
 from graphguard.check.revisions import Commits, Staged, Target
@@ -57,15 +58,12 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     return impacts, warnings
 
 
-def _changes(lang: Language, path: str, sides: Sides) -> list:  # type: ignore[type-arg]
-    from graphguard.languages.python.signature import ModuleSignatures
-
+def _changes(lang: Language, path: str, sides: Sides) -> list[Any]:
+    """The language's SymbolChange records between the file's two versions (a side without the file: no definitions)."""
     kind = lang.facts_kind(path)
-    old, new = sides.old.data.get(path), sides.new.data.get(path)
-    empty = ModuleSignatures({}, None)
-    before = lang.signatures(old, kind=kind) if old is not None else empty
-    after = lang.signatures(new, kind=kind) if new is not None else empty
-    return lang.diff(before, after)
+    before = lang.signatures(sides.old.data.get(path) or b"", kind=kind)
+    after = lang.signatures(sides.new.data.get(path) or b"", kind=kind)
+    return list(lang.diff(before, after))
 
 
 def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides, target: Target,
@@ -145,11 +143,8 @@ def _uses(graph: CodeGraph, symbol: str, changed: set[str], fresh: dict[str, Fil
     return sorted(set(uses), key=lambda u: (u.path, u.line, u.col, u.kind))
 
 
-def _impact(lang: Language, path: str, change: object, graph: CodeGraph, fresh: dict[str, FileResolution],
+def _impact(lang: Language, path: str, change: Any, graph: CodeGraph, fresh: dict[str, FileResolution],
             changed: set[str]) -> SymbolImpact:
-    from graphguard.languages.python.sigdiff import SymbolChange
-
-    assert isinstance(change, SymbolChange)
     symbol = f"{path}#{change.qualname}"
     uses = _uses(graph, symbol, changed, fresh)
     if change.before is not None and change.before.kind.value == "class":
@@ -161,11 +156,8 @@ def _impact(lang: Language, path: str, change: object, graph: CodeGraph, fresh: 
                         change.after.text if change.after else None, tuple(c for c in callers if c is not None))
 
 
-def _judge(lang: Language, change: object, use: Use, *, written: bool) -> CallerImpact | None:
+def _judge(lang: Language, change: Any, use: Use, *, written: bool) -> CallerImpact | None:
     """A use against the change (`written`: in a file the change touches, read in its new version)."""
-    from graphguard.languages.python.sigdiff import SymbolChange
-
-    assert isinstance(change, SymbolChange)
 
     def impact(status: Status, reason: str) -> CallerImpact:
         return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)

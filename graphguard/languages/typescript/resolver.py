@@ -100,9 +100,9 @@ class Resolver:
             return Namespace(found.target) if e.local == "*" else self.export(found.target, e.local or name, hops + 1)
         if name != "default":
             for e in facts.exports:
-                if e.name == "*" and e.specifier is not None and (to := self.module(path, e.specifier).target) is not None:
-                    if (through := self.export(to, name, hops + 1, seen)) is not None:
-                        return through
+                to = self.module(path, e.specifier).target if e.name == "*" and e.specifier is not None else None
+                if to is not None and (through := self.export(to, name, hops + 1, seen)) is not None:
+                    return through
         # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently.
         return Sym(full(path, name), path) if not facts.exports and name in self.definitions(path) else None
 
@@ -122,7 +122,7 @@ class Resolver:
             return External(specifier) if found.status is ImportStatus.EXTERNAL else None
         if name == "*":
             return Namespace(found.target)
-        return self.export(found.target, name, hops + 1, seen - {found.target})
+        return self.export(found.target, name, hops + 1, seen)
 
     def member(self, target: Target, name: str) -> Target:
         """`target.name`: a namespace's export, a class's static member."""
