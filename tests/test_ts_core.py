@@ -100,10 +100,11 @@ def test_stats_counts_each_language_apart(make_repo: Callable[..., GitRepo], gra
     repo = make_repo({**APP, "pkg/__init__.py": "", "pkg/a.py": "import os\n\ndef f():\n    return os.getcwd()\n"})
     result = graphguard(repo, "stats", "--format", "json")
     assert result.code == 0, result.err
-    langs = result.json["languages"]
-    assert sorted(langs) == ["javascript", "python", "typescript"]
+    langs = {entry["language"]: entry for entry in result.json["languages"]}
+    assert [entry["language"] for entry in result.json["languages"]] == ["javascript", "python", "typescript"]
     assert (langs["typescript"]["files"], langs["javascript"]["files"], langs["python"]["files"]) == (6, 1, 2)
-    assert langs["javascript"]["imports"] == {"total": 1, "internal": 1, "external": 0, "unresolved": 0, "by_category": {"relative": 1}}
+    assert langs["javascript"]["imports"] == {"total": 1, "internal": 1, "external": 0, "unresolved": 0,
+                                                 "by_category": [{"category": "relative", "count": 1}]}
     assert langs["javascript"]["calls"]["resolved"] == 1
     assert langs["python"]["imports"]["external"] == 1
 

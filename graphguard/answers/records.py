@@ -93,7 +93,7 @@ class StatsAnswer(_Answer):
     graph: dict[str, Any]
     config_warnings: tuple[Entry, ...]
     retrieval_profile: dict[str, Any]
-    languages: dict[str, Any]
+    languages: list[dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": self.schema, "head": self.head, **self.graph, "config_warnings": list(self.config_warnings),

@@ -21,7 +21,7 @@ def stats_answer(repo: Repo) -> StatsAnswer:
                        {"in_use": profiles.in_use(fitted), "fitted": fitted.document() if fitted else None}, by_language(graph))
 
 
-def by_language(graph: CodeGraph) -> dict[str, Any]:
+def by_language(graph: CodeGraph) -> list[dict[str, Any]]:
     """Per language a file is counted in (python, typescript, javascript): its files, its imports by kind and by
     category, its calls by how far they resolved."""
     from graphguard.languages import for_path
@@ -32,7 +32,8 @@ def by_language(graph: CodeGraph) -> dict[str, Any]:
         lang = for_path(path)
         if lang is None:
             return None
-        return out.setdefault(lang.counted_as(path), {"files": 0, "imports": {"total": 0, "internal": 0, "external": 0, "unresolved": 0,
+        name = lang.counted_as(path)
+        return out.setdefault(name, {"language": name, "files": 0, "imports": {"total": 0, "internal": 0, "external": 0, "unresolved": 0,
                                                                                "by_category": {}},
                                                       "calls": {"total": 0, "resolved": 0, "external": 0, "unresolved": 0}})
 
@@ -56,8 +57,8 @@ def by_language(graph: CodeGraph) -> dict[str, Any]:
             if key is not None:
                 calls[key] += n
     for entry in out.values():
-        entry["imports"]["by_category"] = dict(sorted(entry["imports"]["by_category"].items()))
-    return dict(sorted(out.items()))
+        entry["imports"]["by_category"] = [{"category": c, "count": n} for c, n in sorted(entry["imports"]["by_category"].items())]
+    return [out[name] for name in sorted(out)]
 
 
 def stats_document(repo: Repo) -> dict[str, Any]:
