@@ -1,14 +1,14 @@
-"""Stand-ins, until the modules that own them land (issue 21): a file's facts (`extract.parse`, ts-facts), module
-resolution (`resolution.ModuleResolver`, ts-resolve: relative specifiers only here) and signatures with arity
-binding (`signature`, `sigdiff`, `binding`, ts-signature). Same names and signatures as the brief gives them, so
-that `language.py` and `resolver.py` switch by an import. Pure; tree-sitter through `grammar` only.
+"""Stand-ins, until the modules that own them land (issue 21): a file's facts (`extract.parse`, ts-facts) and module
+resolution (`resolution.ModuleResolver`, ts-resolve: relative specifiers only here). Same names and signatures as
+the brief gives them, so that `language.py` and `resolver.py` switch by an import. Pure; tree-sitter through
+`grammar` only.
 """
 
 from __future__ import annotations
 
 import enum
 import posixpath
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,6 @@ from graphguard.languages.typescript.grammar import SUFFIXES, Dialect, parser
 from graphguard.model import Binding as NameBinding
 from graphguard.model import (
     BindKind,
-    CallShape,
     CallSite,
     Definition,
     DefKind,
@@ -32,9 +31,6 @@ from graphguard.model import (
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-    from graphguard.languages.python.binding import Binding
-    from graphguard.languages.python.signature import ModuleSignatures, Param, Signature
 
 # --- facts (stand-in for extract.parse) -------------------------------------------------------------------------
 
@@ -396,103 +392,3 @@ class ModuleResolver:
             if candidate in self._paths:
                 return candidate
         return None
-
-
-# --- signatures and binding (stand-in for signature, sigdiff, binding) ----------------------------------------------
-
-
-def signatures(data: bytes, dialect: Dialect, wanted: Collection[str] | None = None) -> ModuleSignatures:
-    """Every function, method and class (its constructor's parameters) of a file, as Python's records:
-    a TS parameter is positional-only, `?` or a default is a default, `...rest` is var-positional."""
-    from graphguard.languages.python.signature import ModuleSignatures
-
-    tree = parser(dialect).parse(data)
-    defs = {s.qualname: s for s in _signatures(tree.root_node, "") if wanted is None or s.qualname in wanted}
-    return ModuleSignatures(defs, None)
-
-
-def _signatures(node: Node, cls: str) -> Iterator[Signature]:
-    from graphguard.languages.python.signature import Signature
-
-    for child in node.named_children:
-        t = child.type
-        target = child.child_by_field_name("declaration") or child.child_by_field_name("value") if t == "export_statement" else child
-        if target is None:
-            continue
-        t = target.type
-        if t in _FUNCTIONS or (t in _FUNCTION_VALUES and child.type == "export_statement"):
-            named = target.child_by_field_name("name")
-            name = _text(named) if named is not None else "default"
-            yield _signature(target, name, DefKind.FUNCTION)
-        elif t == "lexical_declaration":
-            for v in target.named_children:
-                value = v.child_by_field_name("value") if v.type == "variable_declarator" else None
-                if value is not None and value.type in _FUNCTION_VALUES:
-                    yield _signature(value, _text(v.child_by_field_name("name")), DefKind.FUNCTION, header=v)
-        elif t in _CLASSES:
-            named = target.child_by_field_name("name")
-            name = _text(named) if named is not None else "default"
-            body = target.child_by_field_name("body")
-            members = body.named_children if body is not None else []
-            ctor = next((m for m in members if m.type == "method_definition" and _text(m.child_by_field_name("name")) == "constructor"), None)
-            extends = any(c.type == "class_heritage" and any(h.type == "extends_clause" for h in c.named_children) for c in target.children)
-            params = _params(ctor) if ctor is not None else ()
-            yield Signature(name, DefKind.CLASS, params, None, False, (), target.start_point[0] + 1, _header(target),
-                            constructor_known=ctor is not None or not extends)
-            for m in members:
-                if m.type == "method_definition":
-                    key = _text(m.child_by_field_name("name"))
-                    if key != "constructor" and not key.startswith("#") and not any(c.type in ("get", "set") for c in m.children):
-                        yield _signature(m, f"{name}.{key}", DefKind.METHOD)
-
-
-def _signature(node: Node, qualname: str, kind: DefKind, header: Node | None = None) -> Signature:
-    from graphguard.languages.python.signature import Signature
-
-    return Signature(qualname, kind, _params(node), None, any(c.type == "async" for c in node.children), (),
-                     (header or node).start_point[0] + 1, _header(header or node))
-
-
-def _params(node: Node) -> tuple[Param, ...]:
-    from graphguard.languages.python.signature import Param, ParamKind
-
-    formal = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
-    if formal is None:
-        return ()
-    if formal.type == "identifier":  # `x => ...`
-        return (Param(_text(formal), ParamKind.POSITIONAL_ONLY, False),)
-    out = []
-    for p in formal.named_children:
-        pattern = p.child_by_field_name("pattern") if p.type in ("required_parameter", "optional_parameter") else p
-        if pattern is None or pattern.type == "this" or p.type == "comment":
-            continue
-        rest = pattern.type == "rest_pattern"
-        default = p.type == "optional_parameter" or p.child_by_field_name("value") is not None or p.type == "assignment_pattern"
-        name = _text(pattern.child_by_field_name("left") if p.type == "assignment_pattern" else pattern).lstrip(".")
-        out.append(Param(name, ParamKind.VAR_POSITIONAL if rest else ParamKind.POSITIONAL_ONLY, default))
-    return tuple(out)
-
-
-def bind(call: CallShape, sig: Signature) -> Binding:
-    """A call's argument count against a signature, in the compiler's words (TS2554, TS2555)."""
-    from graphguard.languages.python.binding import Binding
-    from graphguard.result import Status
-
-    if sig.kind is DefKind.CLASS and not sig.constructor_known:
-        return Binding(Status.UNKNOWN, "the constructor is inherited from a class defined elsewhere")
-    required = sum(1 for p in sig.params if p.required)
-    rest = any(p.kind.is_variadic for p in sig.params)
-    most = sum(1 for p in sig.params if not p.kind.is_variadic)
-    n = call.n_positional
-    if call.has_star:
-        return Binding(Status.BROKEN, f"Expected {_expected(required, most, rest)} arguments, but got {n} or more.") if n > most and not rest \
-            else Binding(Status.UNKNOWN, "a spread argument: how many values it brings is not known")
-    if n < required or (n > most and not rest):
-        return Binding(Status.BROKEN, f"Expected {_expected(required, most, rest)} arguments, but got {n}.")
-    return Binding(Status.OK, "binds")
-
-
-def _expected(required: int, most: int, rest: bool) -> str:
-    if rest:
-        return f"at least {required}"
-    return str(required) if required == most else f"{required}-{most}"

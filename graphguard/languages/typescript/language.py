@@ -79,22 +79,22 @@ class TypeScript:
 
     def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None, *,
                    kind: str = "") -> ModuleSignatures:
-        from graphguard.languages.typescript import interim
+        from graphguard.languages.typescript import signature
 
-        return interim.signatures(data, _dialect(kind or Dialect.TYPESCRIPT.value), wanted)
+        return signature.signatures(data, _dialect(kind or Dialect.TYPESCRIPT.value), wanted)
 
     def dependents(self, facts: FileFacts, qualnames: Collection[str]) -> set[str]:
         return set(qualnames)
 
     def diff(self, old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]:
-        from graphguard.languages.python import sigdiff
+        from graphguard.languages.typescript import sigdiff
 
         return sigdiff.compare(old, new, kept)
 
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding:
-        from graphguard.languages.typescript import interim
+        from graphguard.languages.typescript import binding
 
-        return interim.bind(call, sig)
+        return binding.bind(call, sig)
 
     def notes(self, data: bytes) -> Notes:
         from graphguard.languages.python.notes import Notes
