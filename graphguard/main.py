@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     p = command("impact", "the callers of a symbol, their callers to some depth, and the tests that reach it")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
     p.add_argument("--depth", type=int, default=2, metavar="N", help="caller hops to follow (1 to 5, default 2)")
+    p = command("imports", "per import statement: its specifier, kind (internal, external, unresolved), category and target file")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (relative to the repository, or to the current"
+                                                             " directory; default: every file)")
     p = command("outline", "the definitions of files or package folders: signatures and docstrings, no bodies")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (relative to the repository, or to the current directory)")
     from graphguard.retrieval.rank import AUTO, CHOICES
@@ -184,6 +187,12 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from graphguard.commands.impact import impact
 
         return impact(repo, args.symbol, depth=args.depth, fmt=args.format, compact=args.compact)
+    if args.command == "imports":
+        from graphguard.commands.context import seeds_from_cwd
+        from graphguard.commands.imports import imports
+
+        return imports(repo, seeds_from_cwd(repo, args.paths, folders=True) if args.paths else [], fmt=args.format,
+                       compact=args.compact)
     if args.command == "outline":
         from graphguard.commands.context import seeds_from_cwd
         from graphguard.commands.outline import outline

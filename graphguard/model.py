@@ -36,6 +36,11 @@ class WireEnum(str, enum.Enum):
         return format(str(self.value), spec)
 
 
+def last_name(symbol: str) -> str:
+    """A full symbol name's last name: `total` of `pkg.cart.Cart.total` and of `src/cart.ts#Cart.total`."""
+    return symbol.rpartition("#")[2].rsplit(".", 1)[-1]
+
+
 class DefKind(WireEnum):
     FUNCTION = "function"
     METHOD = "method"
@@ -222,6 +227,15 @@ class Arm(NamedTuple):
     exhaustive: bool = False  # its statement always runs one of its arms (an if with an else)
 
 
+class Export(NamedTuple):
+    """What a file gives other files to import (TypeScript/JavaScript; Python's are its module-level names)."""
+
+    name: str  # the name importers use: "f", "default"; "*" for `export * from` (every name of `specifier`)
+    local: str | None  # the local name it exports ("f"), the name imported from `specifier`; None: an anonymous default
+    specifier: str | None  # `from "./x"` of a re-export, as written; None for the file's own names
+    line: int
+
+
 class Global(NamedTuple):
     """`global name` in a function: what the function binds to `name` rebinds the module's name."""
 
@@ -241,6 +255,7 @@ class FileFacts:
     parsed: bool = True  # False when the file was skipped (binary, too large): facts are empty
     arms: tuple[Arm, ...] = ()  # in order of their start
     globals: tuple[Global, ...] = ()
+    exports: tuple[Export, ...] = ()  # TypeScript/JavaScript only
 
     # Compact JSON rows: the blob cache stores millions of these, so no key names.
     def to_json(self) -> str:
@@ -257,6 +272,7 @@ class FileFacts:
                 self.parsed,
                 [[a.line, a.col, a.end_line, a.end_col, a.parent, a.stmt, a.kind.value, a.exhaustive] for a in self.arms],
                 [[g.scope, g.name] for g in self.globals],
+                [[e.name, e.local, e.specifier, e.line] for e in self.exports],
             ],
             separators=(",", ":"),
             ensure_ascii=False,
@@ -267,7 +283,7 @@ class FileFacts:
         row = json.loads(text)
         if row[0] != FACTS_VERSION:
             raise ValueError(f"facts version {row[0]}, expected {FACTS_VERSION}")
-        _, defs, imps, calls, refs, binds, all_names, warnings, parsed, arms, globals_ = row
+        _, defs, imps, calls, refs, binds, all_names, warnings, parsed, arms, globals_, exports = row
         return cls(
             definitions=tuple(
                 Definition(q, DefKind(k), l, e, s, tuple(dec), tuple(b), r, a, c) for q, k, l, e, s, dec, b, r, a, c in defs
@@ -281,11 +297,12 @@ class FileFacts:
             parsed=parsed,
             arms=tuple(Arm(l, c, el, ec, p, st, ArmKind(k), x) for l, c, el, ec, p, st, k, x in arms),
             globals=tuple(Global(sc, n) for sc, n in globals_),
+            exports=tuple(Export(*e) for e in exports),
         )
 
 
 #: Where the JSON rows of FileFacts.to_json hold line numbers: (part of the row, indices in each record).
-_LINES = ((1, (2, 3)), (2, (4, 5)), (3, (2, 4)), (4, (3, 5)), (5, (4, 6)), (9, (0, 2)))
+_LINES = ((1, (2, 3)), (2, (4, 5)), (3, (2, 4)), (4, (3, 5)), (5, (4, 6)), (9, (0, 2)), (11, (3,)))
 
 
 def moved_lines(raw: str, first: int, last: int, delta: int) -> str | None:
@@ -319,7 +336,7 @@ class Warning:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One Python file of a snapshot."""
+    """One indexed file of a snapshot (`module`: Python's dotted name; a TypeScript/JavaScript file's path)."""
 
     path: str
     blob: str
@@ -400,6 +417,10 @@ class ImportRow:
     target_path: str | None
     scope: str
     type_checking: bool
+    # TypeScript/JavaScript: how the statement imports (static, type-only, require, ...) and where its specifier led
+    # (relative, paths, workspace, package, builtin, missing, ...); None for Python's rows.
+    form: str | None = None
+    category: str | None = None
 
 
 @dataclass

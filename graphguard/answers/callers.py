@@ -6,15 +6,16 @@ from typing import Any
 
 from graphguard.answers.records import CallersAnswer, graph_head
 from graphguard.errors import GraphguardError
+from graphguard.model import last_name
 from graphguard.repo import Repo
 from graphguard.store.reads import CodeGraph, SymbolRow, Use
 
 
 def find_symbol(repo: Repo, graph: CodeGraph, symbol: str) -> SymbolRow:
     """The definition `symbol` names, as defined or as imported; an unknown name is an error with suggestions."""
-    sym = graph.symbol(symbol) or graph_symbol_through_imports(repo, graph, symbol)
+    sym = graph.symbol(symbol) or (None if "#" in symbol else graph_symbol_through_imports(repo, graph, symbol))
     if sym is None:
-        hint = graph.symbols_named(symbol.rsplit(".", 1)[-1])[:5]
+        hint = graph.symbols_named(last_name(symbol))[:5]
         did_you_mean = f"; did you mean {', '.join(h.qualname for h in hint)}?" if hint else ""
         raise GraphguardError(f"no symbol {symbol!r} in the graph{did_you_mean}")
     return sym
@@ -46,7 +47,7 @@ def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:
 
 def defined_name(repo: Repo, graph: CodeGraph, name: str) -> str:
     """`name` as the graph names it: a re-exported public name becomes its definition's; anything else is kept."""
-    if "/" in name or name.endswith((".py", ".pyi")) or graph.symbol(name) is not None:
+    if "/" in name or "#" in name or name.endswith((".py", ".pyi")) or graph.symbol(name) is not None:
         return name  # a path, or a defined name
     sym = graph_symbol_through_imports(repo, graph, name)
     return sym.qualname if sym is not None else name

@@ -18,6 +18,7 @@ IMPACT_SCHEMA = "graphguard.impact/1"
 OUTLINE_SCHEMA = "graphguard.outline/1"
 STATS_SCHEMA = "graphguard.stats/1"
 INDEX_SCHEMA = "graphguard.index/1"
+IMPORTS_SCHEMA = "graphguard.imports/1"
 
 Entry = dict[str, Any]  # one JSON object of an answer's list
 
@@ -92,10 +93,20 @@ class StatsAnswer(_Answer):
     graph: dict[str, Any]
     config_warnings: tuple[Entry, ...]
     retrieval_profile: dict[str, Any]
+    languages: list[dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": self.schema, "head": self.head, **self.graph, "config_warnings": list(self.config_warnings),
-                "retrieval_profile": self.retrieval_profile}
+                "retrieval_profile": self.retrieval_profile, "languages": self.languages}
+
+
+@dataclass(frozen=True)
+class ImportsAnswer(_Answer):
+    """graphguard.imports/1: per import statement (per imported name) where it led."""
+
+    schema: ClassVar[str] = IMPORTS_SCHEMA
+    head: str | None
+    imports: tuple[Entry, ...]
 
 
 @dataclass(frozen=True)

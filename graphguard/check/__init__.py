@@ -31,13 +31,30 @@ from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import calls, decide, fields, interface, leftout, merge, overlay, proposed, revisions, scan, sides, suppress, tests_to_run, uses
+from graphguard.check import (
+    bypath,
+    calls,
+    decide,
+    fields,
+    interface,
+    leftout,
+    merge,
+    overlay,
+    proposed,
+    revisions,
+    scan,
+    sides,
+    suppress,
+    tests_to_run,
+    uses,
+)
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.repo import Repo, ensure_current
 from graphguard.result import CheckResult, Compared, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
+from graphguard.store.reads import CodeGraph
 from graphguard.store.schema import head as graph_head
 
 
@@ -150,6 +167,17 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     """One comparison, stage by stage."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
+    python, others = bypath.split(diff.paths)
+    if others:  # TypeScript/JavaScript files: checked through their Language, beside Python's pipeline
+        read = sides.read_sides(repo.root, old_rev, target, diff._replace(paths=others), kept_blobs=repo.caches.blobs)
+        changes, warnings = bypath.assess(repo.root, CodeGraph(repo.store.graph), repo.store.load_facts, read, target)
+        if python:
+            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python))
+            changes, warnings = theirs.changes + changes, theirs.warnings + read.warnings + warnings
+        else:
+            warnings = read.warnings + warnings + leftout.excluded_changes(config, diff.excluded, diff.paths)
+        changes.sort(key=lambda c: (c.path, c.line, c.symbol))
+        return Findings(changes, warnings)
     both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
     over = overlay.build(repo, both, config, cache_facts=not target.shadow)

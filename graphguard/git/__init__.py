@@ -17,6 +17,7 @@ in two dozen modules): the package re-exports them rather than have each importe
 """
 
 from graphguard.git.blobs import blob_sha as blob_sha
+from graphguard.git.blobs import read_at as read_at
 from graphguard.git.blobs import read_blobs as read_blobs
 from graphguard.git.commits import INDEX as INDEX
 from graphguard.git.commits import WORKTREE as WORKTREE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from graphguard.git.commits import INDEX
 from graphguard.git.process import run
 
 
@@ -27,6 +28,16 @@ def read_blobs(root: str, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
     if not request:
         return iter(())
     return parse_cat_file_batch(run(root, "cat-file", "--batch", input=request))
+
+
+def read_at(root: str, rev: str, path: str) -> bytes | None:
+    """One tracked file's bytes at a commit (or in the index, INDEX); None when it has no such file."""
+    name = f":{path}" if rev == INDEX else f"{rev}:{path}"
+    if "\n" in name:
+        return None
+    for _, data in read_blobs(root, [name]):
+        return data
+    return None
 
 
 def blob_sha(data: bytes) -> str:

@@ -9,7 +9,9 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from graphguard.index.facts import Facts
+from graphguard.index.plan import facts_key
 from graphguard.index.storedmap import _StoredMap
+from graphguard.languages import for_path
 from graphguard.languages.python.digests import EVERY_NAME, changed_names, returns_of
 from graphguard.languages.python.modules import names_of as module_names  # the indexer has a names_of of its own
 from graphguard.model import DefKind, FileFacts
@@ -59,6 +61,11 @@ def _import_affected(module: str, name: str | None, status: str, names: set[str]
     return f"{module}.{name}" in prefixes  # `from a import b`: b is the new module, or a package above it
 
 
+def _by_path(path: str) -> bool:
+    lang = for_path(path)
+    return lang is not None and lang.by_path
+
+
 def _in_map(m: ModuleMap, path: str) -> bool:
     return isinstance(m, _StoredMap) or path in m.paths
 
@@ -84,6 +91,7 @@ class Dirty(Facts):
 
     if TYPE_CHECKING:
         _old_map: ModuleMap | None
+        _configs_changed: bool
 
     def _dirty(
         self,
@@ -109,6 +117,8 @@ class Dirty(Facts):
 
         def names_of(path: str) -> list[str]:
             """Every name a file is importable under (several roots can give it several), removed files' from the old map."""
+            if _by_path(path):
+                return []
             return [n for m in (old_map, modmap) if _in_map(m, path) for n in _names_in(m, path)]
 
         queue: list[tuple[str, set[str]]] = []
@@ -125,8 +135,14 @@ class Dirty(Facts):
         for p in removed:
             push(p, {EVERY_NAME})
         for p in modified:
-            names = changed_names(_stored_digests(old[p][3]), digests[p])
+            lang = for_path(p)
+            names = (lang.changed_names if lang is not None and lang.by_path else changed_names)(_stored_digests(old[p][3]), digests[p])
             push(p, names | self._made_by(blobs[p], names))
+        if self._configs_changed or any(_by_path(p) for p in added + removed):
+            # A config file, or a file that specifiers may name, came, went or changed: its language's files resolve anew.
+            every = {p for p, in db.execute("SELECT path FROM files") if _by_path(p)} | {p for p in added if _by_path(p)}
+            clean -= len(every - dirty - fresh)
+            dirty |= every
         if added or removed:
             affected = {p: lines for p, lines in self._affected_by_modules(added + removed, names_of, old_map, modmap).items() if p not in gone}
             clean -= len(affected.keys() - dirty - fresh)
@@ -138,6 +154,9 @@ class Dirty(Facts):
         while queue and clean > 0:
             path, names = queue.pop()
             fid, module = old[path][0], old[path][2]
+            if _by_path(path):
+                clean -= self._importers_by_path(fid, old, gone, dirty, push)
+                continue
             modules = sorted(set(names_of(path)) | {module})
             plain, results = returns_of(names)
             for src_path, src_id, src_blob, src_module, src_iface in db.execute(
@@ -158,6 +177,26 @@ class Dirty(Facts):
                 # Subclasses, re-exports and what is derived from them pass the change on.
                 push(src_path, self._passes_on(src_id, src_blob, module, modules, used))
         return dirty - gone
+
+    def _importers_by_path(self, fid: int, old: dict[str, tuple[int, str, str, str]], gone: set[str], dirty: set[str],
+                           push: Callable[[str, set[str]], None]) -> int:
+        """A file whose modules are paths (TypeScript): each importer re-resolves, and one that re-exports (`export *`,
+        `export { a } from`) passes every name on. How many files this made dirty."""
+        made = 0
+        for src_path, src_id, src_blob, src_module, src_iface in self.store.graph.execute(
+            "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
+            (fid,),
+        ):
+            old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
+            if src_path in gone:
+                continue
+            if src_path not in dirty:
+                dirty.add(src_path)
+                made += 1
+            facts = self.facts(facts_key(src_path, src_blob))
+            if facts is None or any(e.specifier is not None or e.local is not None for e in facts.exports):
+                push(src_path, {EVERY_NAME})
+        return made
 
     def _made_by(self, blob: str, names: set[str]) -> set[str]:
         """A changed file's own module-level names made by calling one whose return annotation changed

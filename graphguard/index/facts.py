@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from graphguard import git
 from graphguard.index import progress
-from graphguard.index.plan import Entry
+from graphguard.index.plan import Entry, blob_of_key, facts_key
 from graphguard.index.workers import _can_fork, _die_with_parent
+from graphguard.languages import LANGUAGES
 from graphguard.model import FileFacts
 
 if TYPE_CHECKING:
@@ -26,7 +27,12 @@ PARALLEL_THRESHOLD = 64
 CHUNK = 48
 
 
-def parse_blob(data: bytes) -> str:
+def parse_blob(data: bytes, key: str = "") -> str:
+    """The facts JSON of a blob cached under `key` (facts_key; a bare blob sha or "" is Python)."""
+    _, colon, tail = key.partition(":")
+    if colon:
+        name, _, kind = tail.partition("/")
+        return LANGUAGES[name].parse(data, kind).to_json()
     from graphguard.languages.python import parse as python
 
     try:
@@ -36,9 +42,14 @@ def parse_blob(data: bytes) -> str:
     return facts.to_json()
 
 
+def _parse(key: str, data: bytes) -> str:
+    # Python's key is the bare blob: parse_blob(data), as it has always been called (a test counts those calls).
+    return parse_blob(data, key) if ":" in key else parse_blob(data)
+
+
 def _parse_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     gc.disable()  # millions of short-lived nodes; the cyclic collector only slows this down
-    return [(sha, parse_blob(data)) for sha, data in chunk]
+    return [(key, _parse(key, data)) for key, data in chunk]
 
 
 
@@ -50,7 +61,7 @@ def _parse_stream(blobs: list[tuple[str, bytes]]) -> Iterator[list[tuple[str, st
     workers = min(os.cpu_count() or 1, 8)
     if total < PARALLEL_THRESHOLD or workers < 2 or not _can_fork():
         for i in range(0, total, CHUNK):
-            yield [(sha, parse_blob(data)) for sha, data in blobs[i : i + CHUNK]]
+            yield [(key, _parse(key, data)) for key, data in blobs[i : i + CHUNK]]
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -77,7 +88,7 @@ def _parse_stream(blobs: list[tuple[str, bytes]]) -> Iterator[list[tuple[str, st
         print(f"graphguard: warning: a parse worker died (killed, or out of memory?); parsing the {len(left)} files"
               " it had not done in this process", file=sys.stderr)
         for i in range(0, len(left), CHUNK):
-            yield [(sha, parse_blob(data)) for sha, data in left[i : i + CHUNK]]
+            yield [(key, _parse(key, data)) for key, data in left[i : i + CHUNK]]
 
 
 def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], None] | None = None) -> list[tuple[str, str]]:
@@ -89,6 +100,12 @@ def parse_blobs(blobs: list[tuple[str, bytes]], progress: Callable[[int, int], N
             progress(len(out), len(blobs))
     return out
 
+
+
+def _keyed(blobs: Iterable[tuple[str, bytes]], keys: list[str]) -> list[tuple[str, bytes]]:
+    """(key, bytes) for each key, from (sha, bytes): a blob read once serves every key of it."""
+    data = dict(blobs)
+    return [(k, data[blob_of_key(k)]) for k in keys if blob_of_key(k) in data]
 
 
 def _decode(raw: str) -> FileFacts | None:
@@ -128,8 +145,8 @@ class Facts:
                 self._warned[sha] = f.warnings
         return f
 
-    def _reparse(self, sha: str) -> str | None:
-        parsed = parse_blobs(list(git.read_blobs(self.root, [sha])))
+    def _reparse(self, key: str) -> str | None:
+        parsed = parse_blobs(_keyed(git.read_blobs(self.root, [blob_of_key(key)]), [key]))
         self.store.save_facts(parsed)
         return parsed[0][1] if parsed else None
 
@@ -138,11 +155,11 @@ class Facts:
         their facts are decoded as the workers hand them over (while the others still parse) rather than
         when resolution first asks. With `defer_save`, they go to the blob cache at `save_facts()`: while
         resolution workers run, when there are any."""
-        wanted = {e.blob for e in entries}
+        wanted = {facts_key(e.path, e.blob) for e in entries}
         missing = sorted(wanted - self.store.known_blobs(wanted))
         if not missing:
             return 0
-        blobs = list(git.read_blobs(self.root, missing))
+        blobs = _keyed(git.read_blobs(self.root, sorted({blob_of_key(k) for k in missing})), missing)
         parsed: list[tuple[str, str]] = []
         label = "parsing" if len(blobs) >= progress.SHOW_FROM else ""
         with self.phases("parse", label, len(blobs)) as tick:

@@ -8,11 +8,34 @@ from typing import TYPE_CHECKING
 
 from graphguard import git
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import importable_spelling, is_python
+from graphguard.languages import for_path
+from graphguard.languages.python.modules import importable_spelling
 
 if TYPE_CHECKING:
     from graphguard.config import Config
     from graphguard.store import Store
+
+
+#: Files a language's module resolution reads (TypeScript's tsconfig.json/jsconfig.json and their `extends`, package.json,
+#: pnpm-workspace.yaml): a change to one re-resolves the files of that language.
+_CONFIG_NAMES = ("package.json", "pnpm-workspace.yaml")
+
+
+def is_config(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return name in _CONFIG_NAMES or (name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")))
+
+
+def facts_key(path: str, blob: str) -> str:
+    """What a file's facts are cached under: its blob, and for a language whose facts depend on more than the
+    bytes (TypeScript: the grammar its suffix picks) `<blob>:<language>/<kind>`. Python's are the bare blob."""
+    lang = for_path(path)
+    kind = lang.facts_kind(path) if lang is not None else ""
+    return f"{blob}:{lang.name}/{kind}" if lang is not None and kind else blob
+
+
+def blob_of_key(key: str) -> str:
+    return key.partition(":")[0]
 
 
 @dataclass(frozen=True)
@@ -73,13 +96,14 @@ class Planning:
         entries: list[Entry] = []
         warnings: list[tuple[str, str]] = []
         for e in git.ls_tree(self.root, rev):
-            if not is_python(e.path) or self.config.is_excluded(e.path):
+            lang = for_path(e.path)
+            if lang is None or self.config.is_excluded(e.path):
                 continue
             if not git.is_utf8_name(e.path):
                 shown = e.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 warnings.append((shown, "file name is not valid UTF-8; not indexed"))
                 continue
-            if not importable_spelling(e.path):
+            if not lang.by_path and not importable_spelling(e.path):
                 warnings.append((e.path, (f"file name not in NFKC form ({e.path!a}): Python NFKC-normalises the names"
                                           " of an import, so no import statement finds this file")))
             if e.mode == git.MODE_SYMLINK:
@@ -103,7 +127,7 @@ class Planning:
             return None
 
     def _indexed(self, path: str) -> bool:
-        return is_python(path) and git.is_utf8_name(path) and not (self.config.exclude and self.config.is_excluded(path))
+        return for_path(path) is not None and git.is_utf8_name(path) and not (self.config.exclude and self.config.is_excluded(path))
 
     def _delta(self, changes: list[git.RawChange] | None) -> dict[str, Entry] | None:
         """The indexed files `changes` modify, when that is all they do to indexed files (nothing added, removed,
@@ -113,8 +137,11 @@ class Planning:
             return None
         modified: dict[str, Entry] = {}
         for c in changes:
-            if not (is_python(c.path) and git.is_utf8_name(c.path)):
-                if is_python(c.path):
+            lang = for_path(c.path)
+            if lang is None and is_config(c.path):
+                return None  # a tsconfig.json or package.json: the whole tree is listed, and its files re-resolved (dirty)
+            if not (lang is not None and git.is_utf8_name(c.path)):
+                if lang is not None:
                     return None
                 continue
             if self.config.exclude and self.config.is_excluded(c.path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from graphguard.languages.python.modules import ModuleMap
+from graphguard.languages.python.modules import ModuleMap, is_python
 from graphguard.store import Store
 
 
@@ -37,7 +37,8 @@ class _StoredMap(ModuleMap):
     def load(self) -> frozenset[str]:
         """Every stored path (and the folders' counts), read once."""
         if self._paths is None:
-            paths = frozenset(str(row[0]) for row in self._rows("SELECT path FROM files", ()))
+            # Python's map: the files of other languages are no modules of it (ModuleMap.build leaves them out too).
+            paths = frozenset(str(row[0]) for row in self._rows("SELECT path FROM files", ()) if is_python(str(row[0])))
             below: dict[str, int] = {}
             for path in paths:
                 folder = path

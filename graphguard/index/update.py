@@ -21,16 +21,29 @@ from graphguard.config import load as load_config
 from graphguard.index import progress
 from graphguard.index.dirty import Dirty
 from graphguard.index.facts import UNREADABLE
-from graphguard.index.plan import Entry, Plan, rebuild_is_cheaper
+from graphguard.index.plan import Entry, Plan, facts_key, is_config, rebuild_is_cheaper
 from graphguard.index.progress import HOOK_VARIABLE, Phases
 from graphguard.index.restore import Restore
 from graphguard.index.storedmap import _StoredMap
 from graphguard.index.workers import _Job, resolve
+from graphguard.languages import for_path, symbol_name
 from graphguard.languages.python.digests import interface_digests
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.model import FileFacts, FileResolution, IndexResult
 from graphguard.store import Store
 from graphguard.store.writes import ID_BATCH, _Rows, write
+
+
+def module_of(modmap: ModuleMap, path: str) -> str:
+    """A file's module name: Python's from the map; a language's that names modules by path, the path."""
+    lang = for_path(path)
+    return path if lang is not None and lang.by_path else modmap.module_of(path)
+
+
+def digests_of(path: str, facts: FileFacts) -> dict[str, str]:
+    """The interface digests of a file, by its language."""
+    lang = for_path(path)
+    return lang.interface(facts) if lang is not None and lang.by_path else interface_digests(facts)
 
 
 class Indexer(Dirty, Restore):
@@ -59,6 +72,7 @@ class Indexer(Dirty, Restore):
         self._stored_head: str | None = None
         self._old_map: ModuleMap | None = None
         self._unsaved: list[tuple[str, str]] = []  # parsed, not yet in the blob cache
+        self._configs_changed = False  # the update's changes touch a config file of module resolution (plan.is_config)
 
     def is_test(self, path: str) -> bool:
         known = self._tests.get(path)
@@ -100,6 +114,7 @@ class Indexer(Dirty, Restore):
 
     def _update(self, head: str, changes: list[git.RawChange] | None) -> IndexResult:
         gc.disable()
+        self._configs_changed = changes is not None and any(is_config(c.path) for c in changes)
         try:
             delta = self._delta(changes)
             return self._update_delta(head, delta) if delta is not None else self._update_unsafe(head)
@@ -125,12 +140,12 @@ class Indexer(Dirty, Restore):
         parsed = self.ensure_facts(modified[p] for p in changed)
         modmap = _StoredMap(self, roots)
         with self.phases("find dirty"):
-            digests = {p: interface_digests(self.facts(modified[p].blob) or FileFacts()) for p in changed}
+            digests = {p: digests_of(p, self.facts(facts_key(p, modified[p].blob)) or FileFacts()) for p in changed}
             dirty = self._dirty(old, n_old, [], [], changed, digests, modmap, {p: modified[p].blob for p in changed})
         if rebuild_is_cheaper(len(dirty), n_old):
             return self._update_unsafe(head, rebuild=True)
         ids = {p: v[0] for p, v in old.items()}
-        job = _Job(self, modified, ids, set(changed), modmap, digests, sorted(dirty), stored=True)
+        job = _Job(self, modified, ids, set(changed), modmap, digests, sorted(dirty), stored=True, head=head)
         sources = resolve(self, job)
         self._write(head, job, sources, [], [ids[p] for p in changed], [job.id_of(p) or 0 for p in dirty], None, rebuild=False)
         warnings = [(str(p), str(w)) for p, w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
@@ -154,7 +169,7 @@ class Indexer(Dirty, Restore):
         for path in sorted(plan.changed - ids.keys()):  # the ids SQLite would give them, in the order it would
             ids[path] = next_id
             next_id += 1
-        job = _Job(self, new, ids, plan.changed, modmap, digests, sorted(plan.dirty | plan.changed))
+        job = _Job(self, new, ids, plan.changed, modmap, digests, sorted(plan.dirty | plan.changed), head=head)
         sources = resolve(self, job)
         self.save_facts()
         self._write(head, job, sources, [old[p][0] for p in plan.removed], [old[p][0] for p in plan.changed if p in old],
@@ -185,11 +200,11 @@ class Indexer(Dirty, Restore):
                 rebuild
                 or not old
                 or self.store.meta("config") != self.config.digest()
-                or any(modmap.module_of(p) != old[p][2] for p in new if p in old)
+                or any(module_of(modmap, p) != old[p][2] for p in new if p in old)
             )
         with self.phases("find dirty"):
             # Interface digests tell which names changed; a rebuild needs them only for the files' rows.
-            digests = {} if cold else {p: interface_digests(self.facts(new[p].blob) or FileFacts()) for p in added + modified}
+            digests = {} if cold else {p: digests_of(p, self.facts(facts_key(p, new[p].blob)) or FileFacts()) for p in added + modified}
             self._old_map = ModuleMap.build(old, self.config.test_data) if (added or removed) and not cold else modmap
             dirty = set(new) if cold else self._dirty(dict(old), len(old), added, removed, modified, digests, modmap,
                                                       {p: new[p].blob for p in modified})
@@ -204,22 +219,21 @@ class Indexer(Dirty, Restore):
         for path in paths:
             if path in job.changed:
                 self._file_rows(job, path, rows)
-        resolver = job.resolver()
         for i, path in enumerate(paths, 1):
-            self._resolution_rows(job, resolver.resolve_file(path), rows)
+            self._resolution_rows(job, job.resolve_file(path), rows)
             if tick and i % 50 == 0:
                 tick(i)
         return rows
 
     def _file_rows(self, job: _Job, path: str, rows: _Rows) -> None:
         e = job.new[path]
-        facts = self.facts(e.blob) or UNREADABLE
-        module = job.modmap.module_of(path)
+        facts = self.facts(facts_key(path, e.blob)) or UNREADABLE
+        module = module_of(job.modmap, path)
         fid = job.ids[path]
-        rows.files.append((fid, path, e.blob, module, int(self.is_test(path)), json.dumps(job.digests.get(path) or interface_digests(facts)),
+        rows.files.append((fid, path, e.blob, module, int(self.is_test(path)), json.dumps(job.digests.get(path) or digests_of(path, facts)),
                            int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None))
         rows.symbols.extend(
-            (fid, f"{module}.{d.qualname}", d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
+            (fid, symbol_name(path, module, d.qualname), d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
              json.dumps(d.bases) if d.bases else None)
             for d in facts.definitions
         )
@@ -234,7 +248,8 @@ class Indexer(Dirty, Restore):
             for s in r.sites
         )
         rows.imports.extend(
-            (fid, i.line, i.module, i.name, i.status, id_of(i.target_path) if i.target_path else None, i.scope, int(i.type_checking))
+            (fid, i.line, i.module, i.name, i.status, id_of(i.target_path) if i.target_path else None, i.scope, int(i.type_checking),
+             i.form, i.category)
             for i in r.imports
         )
         test = self.is_test(r.path)

@@ -14,11 +14,12 @@ from typing import Protocol
 from graphguard import git
 from graphguard.files import ensure_dir
 from graphguard.index import progress
-from graphguard.index.plan import Entry
+from graphguard.index.plan import Entry, facts_key
 from graphguard.index.progress import Phases
+from graphguard.languages import FileResolver, Language, Tree, for_path
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.resolver import Resolver
-from graphguard.model import FileFacts
+from graphguard.model import FileFacts, FileResolution
 from graphguard.store import Store
 from graphguard.store.writes import _Rows
 
@@ -85,20 +86,44 @@ class _Job:
     stored: bool = False  # `new` and `ids` hold the changed files only: the others are read from the graph
     chunks: list[list[str]] = field(default_factory=list)
     scratch: str = ""
+    head: str = ""  # the commit: the config files a language's resolver reads are its blobs
     _resolver: Resolver | None = None
     _blobs: dict[str, str | None] = field(default_factory=dict)
+    _others: dict[str, FileResolver] = field(default_factory=dict)  # language -> its resolver (not Python's)
+    _read: dict[str, bytes | None] = field(default_factory=dict)
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
         if self._resolver is None:
-            blob_of, facts = self.blob_of, self.indexer.facts
-
-            def load(path: str) -> FileFacts | None:
-                blob = blob_of(path)
-                return facts(blob) if blob is not None else None
-
-            self._resolver = Resolver(self.modmap, load)
+            self._resolver = Resolver(self.modmap, self._load)
         return self._resolver
+
+    def _load(self, path: str) -> FileFacts | None:
+        blob = self.blob_of(path)
+        return self.indexer.facts(facts_key(path, blob)) if blob is not None else None
+
+    def resolve_file(self, path: str) -> FileResolution:
+        """A file's rows, by its language's resolver (one per language per process)."""
+        lang = for_path(path)
+        if lang is None or not lang.by_path:
+            return self.resolver().resolve_file(path)
+        resolver = self._others.get(lang.name)
+        if resolver is None:
+            resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read))
+        return lang.resolve_file(resolver, path)
+
+    def paths_of(self, lang: Language) -> list[str]:
+        """The indexed files of a language at the job's commit."""
+        if self.stored:
+            stored = {str(p) for (p,) in self.indexer.store.graph.execute("SELECT path FROM files")}
+            return sorted(p for p in stored | set(self.new) if lang.claims(p))
+        return sorted(p for p in self.new if lang.claims(p))
+
+    def read(self, path: str) -> bytes | None:
+        """A tracked file's bytes at the job's commit (a language's config files: few, read once each)."""
+        if path not in self._read:
+            self._read[path] = git.read_at(self.indexer.paths.root, self.head, path) if self.head else None
+        return self._read[path]
 
     def blob_of(self, path: str) -> str | None:
         e = self.new.get(path)

@@ -8,27 +8,39 @@ adding a package with such an object and a row of `LANGUAGES` (docs/architecture
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
-from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graphguard.languages.limits import MAX_BYTES
 from graphguard.languages.python.language import PYTHON  # it imports its parsers inside its methods
+from graphguard.languages.typescript.language import TYPESCRIPT  # the same
 
-__all__ = ["LANGUAGES", "MAX_BYTES", "Language", "for_path"]
+__all__ = ["LANGUAGES", "MAX_BYTES", "FileResolver", "Language", "Tree", "for_path", "symbol_name"]
 
 if TYPE_CHECKING:
     # The records below are still Python's own; a second language shares them or the core learns its own.
     from graphguard.languages.python.binding import Binding
     from graphguard.languages.python.comments import CommentEdit
     from graphguard.languages.python.docstrings import Extras
-    from graphguard.languages.python.modules import Layout, ModuleMap
     from graphguard.languages.python.notes import Notes
-    from graphguard.languages.python.probed import PathProbe
-    from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.sigdiff import SymbolChange
     from graphguard.languages.python.signature import ModuleSignatures, Signature
     from graphguard.model import CallShape, FileFacts, FileResolution
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One commit's files, as a language's resolver reads them."""
+
+    paths: Collection[str]  # the indexed files of the language
+    load: Callable[[str], FileFacts | None]  # a file's facts
+    read: Callable[[str], bytes | None]  # a tracked file's bytes: the config files (tsconfig.json, package.json)
+    modmap: Any = None  # Python's ModuleMap, when the caller has one (else built from `paths`)
+
+
+class FileResolver(Protocol):
+    def resolve_file(self, path: str) -> FileResolution: ...
 
 
 class Language(Protocol):
@@ -37,18 +49,19 @@ class Language(Protocol):
 
     name: str  # "python"
     suffixes: tuple[str, ...]  # (".py", ".pyi"): it claims exactly the files so named (each suffix has one dot)
+    #: A file's module name is its path and a symbol's full name `path#qualname` (TypeScript); else dotted (Python).
+    by_path: bool
 
     def claims(self, path: str) -> bool: ...
-    def parse(self, data: bytes) -> FileFacts: ...
-    def module_map(self, paths: Iterable[str], test_data: tuple[str, ...] | None = None) -> ModuleMap: ...
-    def layout(self, paths: Iterable[str], test_data: tuple[str, ...] | None = None) -> Layout: ...
-    def probed_map(self, layout: Layout, probe: PathProbe) -> ModuleMap: ...
-    def module_names(self, path: str, roots: AbstractSet[str]) -> list[str]: ...
-    def resolver(self, modmap: ModuleMap, load: Callable[[str], FileFacts | None], infos: InfoCache | None = None) -> Resolver: ...
-    def resolve_file(self, resolver: Resolver, path: str) -> FileResolution: ...
+    def facts_kind(self, path: str) -> str: ...  # what besides the bytes decides a file's facts ("" nothing; "tsx")
+    def parse(self, data: bytes, kind: str = "") -> FileFacts: ...
+    def counted_as(self, path: str) -> str: ...  # the language `stats` counts the file in ("typescript", "javascript")
+    def resolver(self, tree: Tree) -> FileResolver: ...
+    def resolve_file(self, resolver: Any, path: str) -> FileResolution: ...
     def interface(self, facts: FileFacts) -> dict[str, str]: ...
     def changed_names(self, old: dict[str, str], new: dict[str, str]) -> set[str]: ...
-    def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None) -> ModuleSignatures: ...
+    def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None, *,
+                   kind: str = "") -> ModuleSignatures: ...
     def dependents(self, facts: FileFacts, qualnames: Collection[str]) -> set[str]: ...
     def diff(self, old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]: ...
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding: ...
@@ -61,7 +74,7 @@ class Language(Protocol):
 
 
 #: Every language, by name.
-LANGUAGES: dict[str, Language] = {PYTHON.name: PYTHON}
+LANGUAGES: dict[str, Language] = {PYTHON.name: PYTHON, TYPESCRIPT.name: TYPESCRIPT}
 
 
 #: suffix -> its language. for_path is asked of every tracked file (scan): a file of no language costs one endswith.
@@ -74,3 +87,9 @@ def for_path(path: str) -> Language | None:
     if not path.endswith(_SUFFIXES):
         return None
     return _BY_SUFFIX.get("." + path.rpartition(".")[2])
+
+
+def symbol_name(path: str, module: str, qualname: str) -> str:
+    """A definition's full name: `pkg.mod.Class.method` (Python), `src/cart.ts#Cart.total` (by path)."""
+    lang = for_path(path)
+    return f"{module}#{qualname}" if lang is not None and lang.by_path else f"{module}.{qualname}"

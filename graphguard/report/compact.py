@@ -121,6 +121,14 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "default": "de",
     "suppressed": "su",
     "config_warnings": "cw",
+    "languages": "lg",
+    "language": "la",
+    "by_category": "bc",
+    "category": "cat",
+    "count": "cn",
+    "specifier": "spc",
+    "target": "tg",
+    "form": "fm",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from graphguard.model import CallShape, Resolution, Use, UseKind
+from graphguard.model import CallShape, Resolution, Use, UseKind, last_name
 from graphguard.store.db import chunked, marks
 from graphguard.store.schema import MetaKey
 
@@ -157,7 +157,7 @@ class CodeGraph:
 
     def unique_hierarchy(self, method: str) -> bool:
         """True when every class defining this method's name lies in the method's own hierarchy."""
-        name = method.rsplit(".", 1)[-1]
+        name = last_name(method)
         # By qualname (unique, indexed) and the name compared in Python: with `name = ?` in the query SQLite picks
         # the index on names and reads every method so named (45,000 `run` at 100k files).
         names = [r[0] for r in self.db.execute("SELECT name FROM symbols WHERE qualname = ? AND kind = 'method'", (method,))]
@@ -173,7 +173,7 @@ class CodeGraph:
         builtin types have a method of that name (`x.values()` may well be a dict);
         "candidate" when several hierarchies define it.
         """
-        name = method.rsplit(".", 1)[-1]
+        name = last_name(method)
         if not self.unique_hierarchy(method):
             return Resolution.CANDIDATE
         one = len(list(itertools.islice(self._classes_defining(name), 2))) == 1
@@ -192,7 +192,7 @@ class CodeGraph:
         uses = [self._use(r) for r in rows]
         sym = self.symbol(qualname)
         if candidates and sym is not None and sym.kind == "method":
-            name = qualname.rsplit(".", 1)[-1]
+            name = last_name(qualname)
             by_name = Resolution.BY_NAME.value if self.unique_hierarchy(qualname) else "candidate"
             for r in self.db.execute(
                 "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, ?, s.n_positional, s.keywords,"
@@ -202,7 +202,7 @@ class CodeGraph:
             ):
                 uses.append(self._use(r))
         elif candidates and sym is not None:
-            name = qualname.rsplit(".", 1)[-1]
+            name = last_name(qualname)
             for r in self.db.execute(
                 "SELECT f.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, 'candidate', s.n_positional, s.keywords,"
                 " s.has_star, s.has_starstar, 0 FROM sites s JOIN files f ON f.id = s.file_id"
@@ -343,6 +343,29 @@ class CodeGraph:
             },
             "warnings": warnings + len(self._snapshot_warnings()),
         }
+
+    def import_rows(self, paths: Collection[str] | None = None) -> list[tuple[str, int, str, str | None, str, str | None, str | None, str | None]]:
+        """(path, line, module or specifier, name, status, target path, form, category) of the imports of `paths`
+        (None: every file), by path and line."""
+        sql = ("SELECT f.path, i.line, i.module, i.name, i.status, t.path, i.form, i.category FROM imports i"
+               " JOIN files f ON f.id = i.file_id LEFT JOIN files t ON t.id = i.target_file")
+        if paths is None:
+            return list(self.db.execute(sql + " ORDER BY f.path, i.line, i.rowid"))
+        out = []
+        for chunk in chunked(sorted(paths)):
+            out += self.db.execute(sql + f" WHERE f.path IN ({marks(chunk)}) ORDER BY f.path, i.line, i.rowid", chunk).fetchall()
+        return sorted(out, key=lambda r: (r[0], r[1]))
+
+    def counts_by_file(self) -> list[tuple[str, str, str, str | None, int]]:
+        """(path, "import", status, category, count) and (path, "call", resolution, None, count) of every file."""
+        rows: list[tuple[str, str, str, str | None, int]] = [
+            (p, "import", st, cat, n) for p, st, cat, n in self.db.execute(
+                "SELECT f.path, i.status, i.category, count(*) FROM imports i JOIN files f ON f.id = i.file_id"
+                " GROUP BY f.path, i.status, i.category")]
+        rows += [(p, "call", res, None, n) for p, res, n in self.db.execute(
+            "SELECT f.path, s.resolution, count(*) FROM sites s JOIN files f ON f.id = s.file_id WHERE s.kind = 'call'"
+            " GROUP BY f.path, s.resolution")]
+        return rows
 
     def warnings(self) -> list[tuple[str, str]]:
         out = [(p, w) for p, ws in self.db.execute("SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path")

@@ -104,7 +104,8 @@ CREATE TABLE file_edges(
 CREATE INDEX file_edges_dst ON file_edges(dst, kind);
 CREATE TABLE imports(
     file_id INTEGER NOT NULL, line INTEGER NOT NULL, module TEXT NOT NULL, name TEXT,
-    status TEXT NOT NULL, target_file INTEGER, scope TEXT NOT NULL, type_checking INTEGER NOT NULL
+    status TEXT NOT NULL, target_file INTEGER, scope TEXT NOT NULL, type_checking INTEGER NOT NULL,
+    form TEXT, category TEXT
 );
 CREATE INDEX imports_file ON imports(file_id);
 CREATE INDEX imports_module ON imports(module);

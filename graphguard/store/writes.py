@@ -93,7 +93,7 @@ _INSERTS = {
     "imports": "INSERT INTO imports {}",
     "edges": "INSERT OR REPLACE INTO file_edges {}",
 }
-_WIDTH = {"files": 8, "symbols": 8, "sites": 16, "imports": 8, "edges": 4}
+_WIDTH = {"files": 8, "symbols": 8, "sites": 16, "imports": 10, "edges": 4}
 
 
 @dataclass

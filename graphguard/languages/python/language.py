@@ -6,13 +6,14 @@ libcst, so the modules that load them are imported inside the methods that need 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from graphguard.languages.python.modules import DEFAULT_TEST_DATA, Layout, ModuleMap, is_python, names_of
 
 if TYPE_CHECKING:
+    from graphguard.languages import Tree
     from graphguard.languages.python.binding import Binding
     from graphguard.languages.python.comments import CommentEdit
     from graphguard.languages.python.docstrings import Extras
@@ -27,11 +28,18 @@ if TYPE_CHECKING:
 class Python:
     name: str = "python"
     suffixes: tuple[str, ...] = (".py", ".pyi")
+    by_path: bool = False
 
     def claims(self, path: str) -> bool:
         return is_python(path)
 
-    def parse(self, data: bytes) -> FileFacts:
+    def facts_kind(self, path: str) -> str:
+        return ""
+
+    def counted_as(self, path: str) -> str:
+        return self.name
+
+    def parse(self, data: bytes, kind: str = "") -> FileFacts:
         from graphguard.languages.python import parse
 
         try:
@@ -53,10 +61,10 @@ class Python:
     def module_names(self, path: str, roots: AbstractSet[str]) -> list[str]:
         return names_of(path, roots)
 
-    def resolver(self, modmap: ModuleMap, load: Callable[[str], FileFacts | None], infos: InfoCache | None = None) -> Resolver:
+    def resolver(self, tree: Tree, infos: InfoCache | None = None) -> Resolver:
         from graphguard.languages.python.resolver import Resolver
 
-        return Resolver(modmap, load, infos)
+        return Resolver(tree.modmap if tree.modmap is not None else ModuleMap.build(tree.paths), tree.load, infos)
 
     def resolve_file(self, resolver: Resolver, path: str) -> FileResolution:
         return resolver.resolve_file(path)
@@ -71,7 +79,8 @@ class Python:
 
         return digests.changed_names(old, new)
 
-    def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None) -> ModuleSignatures:
+    def signatures(self, data: bytes, facts: FileFacts | None = None, wanted: Collection[str] | None = None, *,
+                   kind: str = "") -> ModuleSignatures:
         """The whole module's signatures, or (given its facts) only those of `wanted`; raises SignatureParseError."""
         from graphguard.languages.python import signature, spans
 

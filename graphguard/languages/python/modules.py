@@ -217,7 +217,8 @@ def _count(paths: Iterable[str]) -> tuple[Counter[str], Counter[str], frozenset[
     Over every path of a snapshot on each check (100,000 on a large repository): C-level string
     methods only, no call of ours per path.
     """
-    paths = paths if isinstance(paths, (list, tuple, set, frozenset)) else list(paths)
+    # Only Python's files: the other languages' (indexed beside them) hold no modules and make no roots.
+    paths = [p for p in paths if p.endswith((".py", ".pyi"))]
     dirs = Counter(p.rpartition("/")[0] for p in paths)
     packages = Counter(p.rpartition("/")[0] for p in paths if p.endswith(_INIT_ENDINGS) and p.rpartition("/")[2] in _INIT)
     dotted = frozenset(p for p in paths if p.count(".") > 1)  # a Python file's path has one dot: its suffix's

@@ -1,0 +1,272 @@
+"""What each use of a TypeScript/JavaScript file reaches: local names -> imports -> the target file's exports.
+
+Pure over the files' facts (`load`) and module resolution (`ModuleResolver`, which reads config files through
+`read`). A symbol is named `path#qualname` (`src/cart.ts#Cart.total`). Followed without a type checker:
+named, default and namespace imports; re-exports (`export { a as b } from`, `export * from`, `export * as ns
+from`) to the file that defines the name; receivers bound by `new C()`, annotated `x: C` (`C | undefined`) and
+`this.m()` inside class C. A method call on a receiver of unknown type stays unresolved with its name: the
+graph pins it on the only class defining that name at query time (`by-name`, said so in the answer).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Collection
+from typing import NamedTuple
+
+from graphguard.languages.typescript.interim import ImportKind, ModuleResolver, Resolved
+from graphguard.model import (
+    NO_CALL,
+    BindKind,
+    DefKind,
+    FileFacts,
+    FileResolution,
+    ImportRow,
+    ImportStatus,
+    Resolution,
+    Site,
+    UseKind,
+)
+
+#: Re-export chains longer than this are not followed (a cycle of `export *` is cut by the set of files seen).
+MAX_HOPS = 32
+
+
+class Sym(NamedTuple):
+    """A definition: its full name and file."""
+
+    name: str
+    path: str
+
+
+class Namespace(NamedTuple):
+    """A file's exports as one object (`import * as ns`, `export * as ns`)."""
+
+    path: str
+
+
+class External(NamedTuple):
+    specifier: str
+
+
+Target = Sym | Namespace | External | None
+
+
+def full(path: str, qualname: str) -> str:
+    return f"{path}#{qualname}"
+
+
+class Resolver:
+    """One commit's TypeScript/JavaScript files; memoised per file, so reuse it for every file of the commit."""
+
+    def __init__(self, paths: Collection[str], load: Callable[[str], FileFacts | None], read: Callable[[str], bytes | None],
+                 modules: ModuleResolver | None = None):
+        self.load = load
+        self.modules = modules or ModuleResolver(paths, read)
+        self._defs: dict[str, dict[str, DefKind]] = {}
+        self._specs: dict[tuple[str, str, ImportKind], Resolved] = {}
+
+    # modules and definitions
+
+    def module(self, importer: str, specifier: str, kind: ImportKind = ImportKind.STATIC) -> Resolved:
+        key = (posixpath.dirname(importer), specifier, kind)
+        found = self._specs.get(key)
+        if found is None:
+            found = self._specs[key] = self.modules.resolve(importer, specifier, kind)
+        return found
+
+    def definitions(self, path: str) -> dict[str, DefKind]:
+        if path not in self._defs:
+            facts = self.load(path)
+            self._defs[path] = {d.qualname: d.kind for d in facts.definitions} if facts is not None else {}
+        return self._defs[path]
+
+    # names
+
+    def export(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
+        """What `import { name } from <path>` binds: followed through re-exports to the defining file."""
+        facts = self.load(path)
+        if facts is None or hops > MAX_HOPS or path in seen:
+            return None
+        seen = seen | {path}
+        for e in facts.exports:
+            if e.name != name or e.name == "*":
+                continue
+            if e.specifier is None:
+                return self.local(path, e.local, hops + 1, seen) if e.local else None
+            found = self.module(path, e.specifier)
+            if found.target is None:
+                return External(e.specifier) if found.status is ImportStatus.EXTERNAL else None
+            return Namespace(found.target) if e.local == "*" else self.export(found.target, e.local or name, hops + 1)
+        if name != "default":
+            for e in facts.exports:
+                to = self.module(path, e.specifier).target if e.name == "*" and e.specifier is not None else None
+                if to is not None and (through := self.export(to, name, hops + 1, seen)) is not None:
+                    return through
+        # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently.
+        return Sym(full(path, name), path) if not facts.exports and name in self.definitions(path) else None
+
+    def local(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
+        """What a module-level name of `path` holds: its own definition, or what an import binds to it."""
+        if name in self.definitions(path):
+            return Sym(full(path, name), path)
+        facts = self.load(path)
+        for i in facts.imports if facts is not None else ():
+            if not i.scope and (i.alias or i.name) == name and i.name is not None:
+                return self._imported(path, i.module, i.name, hops, seen)
+        return None
+
+    def _imported(self, path: str, specifier: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
+        found = self.module(path, specifier)
+        if found.target is None:
+            return External(specifier) if found.status is ImportStatus.EXTERNAL else None
+        if name == "*":
+            return Namespace(found.target)
+        return self.export(found.target, name, hops + 1, seen)
+
+    def member(self, target: Target, name: str) -> Target:
+        """`target.name`: a namespace's export, a class's static member."""
+        if isinstance(target, Namespace):
+            return self.export(target.path, name)
+        if isinstance(target, Sym):
+            qualname = target.name.partition("#")[2] + "." + name
+            if qualname in self.definitions(target.path):
+                return Sym(full(target.path, qualname), target.path)
+        return External(target.specifier) if isinstance(target, External) else None
+
+    # one file
+
+    def resolve_file(self, path: str) -> FileResolution:
+        facts = self.load(path)
+        out = FileResolution(path, path)
+        if facts is None:
+            return out
+        _File(self, path, facts, out).run()
+        return out
+
+
+class _File:
+    """The resolution of one file's uses."""
+
+    def __init__(self, r: Resolver, path: str, facts: FileFacts, out: FileResolution):
+        self.r, self.path, self.facts, self.out = r, path, facts, out
+        self._locals: dict[str, Target] = {}
+        self.classes = {q for q, k in r.definitions(path).items() if k is DefKind.CLASS}
+        # (scope, name) -> the class a receiver holds, from `new C()` and `x: C`.
+        self.receivers: dict[tuple[str, str], str] = {}
+        for b in facts.bindings:
+            if b.kind in (BindKind.CALL, BindKind.ANNOTATION):
+                self.receivers.setdefault((b.scope, b.target), b.value)
+
+    def run(self) -> None:
+        self._imports()
+        for c in self.facts.calls:
+            target = self.callee(c.callee, c.scope)
+            self._site(UseKind.CALL, c.scope, c.callee, target, c.line, c.end_line, c.col, c.end_col, c.shape)
+        for ref in self.facts.references:
+            self._site(UseKind.REFERENCE, ref.scope, ref.target, self.callee(ref.target, ref.scope), ref.line, ref.end_line, ref.col,
+                       ref.end_col)
+        for d in self.facts.definitions:
+            for base in d.bases if d.kind is DefKind.CLASS else ():
+                self._site(UseKind.INHERIT, d.qualname, base, self.callee(base, ""), d.line, d.line, d.col, d.col)
+
+    def name(self, name: str) -> Target:
+        if name not in self._locals:
+            self._locals[name] = self.r.local(self.path, name)
+        return self._locals[name]
+
+    def callee(self, text: str, scope: str) -> Target:
+        """What a callee chain (`f`, `ns.f`, `x.m`, `this.m`, `C.s`) reaches."""
+        parts = text.split(".")
+        if "?" in parts or any(p.endswith("()") for p in parts[:-1]):
+            return None
+        head, rest = parts[0], parts[1:]
+        target: Target
+        if head == "this":
+            cls = scope.split(".", 1)[0]
+            target = Sym(full(self.path, cls), self.path) if cls in self.classes else None
+            return self._instance(target, rest)
+        if head.endswith("()"):
+            return None
+        typed = self._receiver(scope, head)
+        if typed is not None:
+            return self._instance(self.callee(typed, scope if "." in typed else ""), rest)
+        target = self.name(head)
+        for part in rest:
+            target = self.r.member(target, part)
+        return target
+
+    def _receiver(self, scope: str, name: str) -> str | None:
+        """The class chain an instance name was bound to, in its scope or an enclosing one."""
+        while True:
+            found = self.receivers.get((scope, name))
+            if found is not None or not scope:
+                return found
+            scope = scope.rpartition(".")[0]
+
+    def _instance(self, cls: Target, rest: list[str]) -> Target:
+        """A method of an instance of `cls` (one level: `x.m`)."""
+        if len(rest) != 1 or not isinstance(cls, Sym):
+            return None
+        return self.r.member(cls, rest[0])
+
+    def _scope(self, scope: str) -> str:
+        return full(self.path, scope) if scope else self.path
+
+    def _site(self, kind: UseKind, scope: str, text: str, target: Target, line: int, end_line: int, col: int, end_col: int,
+              shape: object = NO_CALL) -> None:
+        name = text.rsplit(".", 1)[-1].removesuffix("()")
+        init = None
+        if isinstance(target, Sym):
+            resolution, to, to_path = Resolution.EXACT, target.name, target.path
+            if kind is UseKind.CALL and self.r.definitions(target.path).get(target.name.partition("#")[2]) is DefKind.CLASS:
+                ctor = target.name.partition("#")[2] + ".constructor"
+                init = full(target.path, ctor) if ctor in self.r.definitions(target.path) else None
+            self.out.uses.setdefault(target.path, set()).add(target.name)
+        elif isinstance(target, External):
+            resolution, to, to_path = Resolution.EXTERNAL, None, None
+        else:
+            resolution, to, to_path = Resolution.UNRESOLVED, None, None
+        self.out.sites.append(Site(kind.value, self._scope(scope), text, name, resolution, to, to_path, init, line, end_line, col,
+                                   end_col, shape if isinstance(shape, tuple) else NO_CALL))  # type: ignore[arg-type]
+
+    def _imports(self) -> None:
+        """One row per imported name (and per re-export), and an import site for each name that reaches a definition."""
+        rows: list[tuple[int, str, str | None, str, ImportKind]] = []
+        for i in self.facts.imports:
+            rows.append((i.line, i.module, i.name, i.scope, ImportKind.TYPE_ONLY if i.type_checking else ImportKind.STATIC))
+        for e in self.facts.exports:
+            if e.specifier is not None:
+                rows.append((e.line, e.specifier, "*" if e.name == "*" or e.local == "*" else e.local, "", ImportKind.STATIC))
+        for line, spec, name, scope, kind in rows:
+            found = self.r.module(self.path, spec, kind)
+            self.out.imports.append(ImportRow(line, spec, name, found.status, found.target, self._scope(scope),
+                                              kind is ImportKind.TYPE_ONLY, kind.value, found.category.value))
+            if found.target is not None:
+                self.out.uses.setdefault(found.target, set())
+                if name is not None and name != "*":
+                    target = self.r.export(found.target, name)
+                    if isinstance(target, Sym):
+                        self._site(UseKind.IMPORT, scope, name, target, line, line, 0, 0)
+
+
+def interface_digests(facts: FileFacts) -> dict[str, str]:
+    """Per exported or top-level name, what importers' resolution reads of it: its definitions (kinds, bases,
+    members), its export and re-export records, the import that binds it; `*` for the `export *` specifiers."""
+    import hashlib
+
+    parts: dict[str, list[object]] = {}
+    for d in facts.definitions:
+        parts.setdefault(d.qualname.split(".", 1)[0], []).append((d.qualname, d.kind.value, d.bases))
+    for e in facts.exports:
+        parts.setdefault(e.name, []).append(("export", e.local, e.specifier))
+        if e.local and e.local != e.name:
+            parts.setdefault(e.local, []).append(("exported-as", e.name))
+    for i in facts.imports:
+        if not i.scope and i.name is not None:
+            parts.setdefault(i.alias or i.name, []).append(("import", i.module, i.name))
+    return {name: hashlib.blake2b(repr(items).encode(), digest_size=8).hexdigest() for name, items in parts.items()}
+
+
+def changed_names(old: dict[str, str], new: dict[str, str]) -> set[str]:
+    return {n for n in old.keys() | new.keys() if old.get(n) != new.get(n)}
