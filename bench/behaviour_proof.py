@@ -40,11 +40,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import git_bytes, sdist_tree
 from mutation_bench import CACHE, MIRRORS, P, Source, Symbol, _with_params, export_python, implicit_first, params, symbols_of
 
 MUTATIONS = 10
@@ -82,8 +82,7 @@ PROJECTS = {
 
 
 def git(repo: str, *args: str, stdin: bytes | None = None) -> str:
-    env = {**os.environ, **FIXED}
-    return subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, check=True, env=env).stdout.decode()
+    return git_bytes(repo, *args, stdin=stdin, env={**os.environ, **FIXED}).decode()
 
 
 def source(project: Project) -> str:
@@ -95,11 +94,7 @@ def source(project: Project) -> str:
     if project.name in MIRRORS:
         export_python(MIRRORS[project.name], project.spec, src)
         return src
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", project.spec,
-                    "-d", CACHE], check=True)
-    with tarfile.open(os.path.join(CACHE, project.source + ".tar.gz")) as tar:
-        tar.extractall(CACHE, filter="data")
-    return src
+    return sdist_tree(project.spec, CACHE)
 
 
 def fresh_repo(project: Project) -> str:

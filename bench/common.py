@@ -24,6 +24,22 @@ def git(repo: str, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
+def git_bytes(repo: str | os.PathLike[str], *args: str, stdin: bytes | None = None,
+              env: dict[str, str] | None = None) -> bytes:
+    """Run git in `repo`; its stdout as bytes (unstripped: `-z` output and blobs stay exact). A failure exits the
+    bench with git's own message."""
+    proc = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, env=env)
+    if proc.returncode:
+        raise SystemExit(f"git {' '.join(args[:3])} failed in {repo}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def git_proc(repo: str | os.PathLike[str], *args: str, stdin: bytes | None = None,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git in `repo` and hand back the finished process unchecked (a bench that reads the exit code itself)."""
+    return subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, env=env)
+
+
 def load_line() -> str:
     """The machine's load, for every table's header: figures of a loaded machine are read as such."""
     return f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs"

@@ -27,12 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import git_proc as git
+
 HERE = Path(__file__).resolve().parent.parent
 PYTHON = HERE / ".venv" / "bin" / "python"
-
-
-def git(repo: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(("git", *args), cwd=repo, input=stdin, capture_output=True, env=env)
 
 
 def graphguard(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

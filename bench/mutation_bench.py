@@ -81,10 +81,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 import tokenize
 from dataclasses import dataclass, field
+
+from common import sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -153,16 +154,7 @@ def fetch(name: str, project: Project) -> str:
         pkg, version = project.spec.split("==")
         src = os.path.join(CACHE, f"{pkg}-{version}")
     if not os.path.isdir(src):
-        os.makedirs(CACHE, exist_ok=True)
-        run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", project.spec, "-d", CACHE])
-        archive = next(p for p in glob.glob(os.path.join(CACHE, "*.tar.gz"))
-                       if os.path.basename(p).lower() == f"{pkg}-{version}.tar.gz".lower())
-        with tarfile.open(archive) as tar:
-            tar.extractall(CACHE, filter="data")
-        found = [d for d in glob.glob(os.path.join(CACHE, "*"))
-                 if os.path.isdir(d) and os.path.basename(d).lower() == f"{pkg}-{version}".lower()]
-        if found and found[0] != src:
-            os.rename(found[0], src)
+        sdist_tree(project.spec, CACHE)
     repo = os.path.join(CACHE, f"mut-{name}")
     shutil.rmtree(repo, ignore_errors=True)
     shutil.copytree(src, repo)

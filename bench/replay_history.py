@@ -46,6 +46,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common import git_bytes as git
+
 HERE = Path(__file__).resolve().parent.parent
 CACHE = HERE / "bench" / ".cache"
 CHECK_TIMEOUT = 900
@@ -62,10 +64,6 @@ class Outcome:
     broken: list[str] = field(default_factory=list)
     detail: str = ""
     interface_with_callers: bool = False
-
-
-def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True).stdout
 
 
 def clone(name: str, source: Path) -> Path:

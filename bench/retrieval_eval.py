@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from common import git_bytes as git
+
 from graphguard.config import Config
 from graphguard.retrieval.tokenize import query_terms, tokens
 
@@ -50,13 +52,6 @@ GG = [sys.executable, "-m", "graphguard"]
 LIMIT = 60  # results asked for (symbols; a file can give two)
 MARK_START = "<!-- retrieval-eval:start -->"
 MARK_END = "<!-- retrieval-eval:end -->"
-
-
-def git(repo: str, *args: str, input: bytes | None = None) -> bytes:
-    proc = subprocess.run(("git", *args), cwd=repo, capture_output=True, input=input)
-    if proc.returncode:
-        raise SystemExit(f"git {' '.join(args[:3])} failed in {repo}: {proc.stderr.decode(errors='replace').strip()}")
-    return proc.stdout
 
 
 # --- the project -------------------------------------------------------------------------------
@@ -155,7 +150,7 @@ class FileBM25:
                 entries.append((p, sha))
         missing = [sha for _, sha in entries if sha not in self.cache]
         if missing:
-            out = git(self.repo, "cat-file", "--batch", input="".join(s + "\n" for s in missing).encode())
+            out = git(self.repo, "cat-file", "--batch", stdin="".join(s + "\n" for s in missing).encode())
             pos = 0
             for sha in missing:
                 nl = out.index(b"\n", pos)

@@ -50,9 +50,10 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass, field
+
+from common import sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -120,12 +121,7 @@ def fetch(name: str, project: RProject) -> str:
     pkg, version = project.spec.split("==")
     src = os.path.join(CACHE, f"{pkg}-{version}")
     if not os.path.isdir(src):
-        os.makedirs(CACHE, exist_ok=True)
-        archive = os.path.join(CACHE, f"{pkg}-{version}.tar.gz")
-        if not os.path.exists(archive):
-            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", project.spec, "-d", CACHE])
-        with tarfile.open(archive) as tar:
-            tar.extractall(CACHE, filter="data")
+        sdist_tree(project.spec, CACHE)
     repo = os.path.join(CACHE, f"rt-{name}")
     shutil.rmtree(repo, ignore_errors=True)
     shutil.copytree(src, repo, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
