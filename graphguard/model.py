@@ -385,7 +385,7 @@ class Use:
 class Site(NamedTuple):
     """A row of the graph: one use of a name at a place, and what it reaches."""
 
-    kind: str  # "call" | "reference" | "inherit" | "import"
+    kind: UseKind
     scope: str  # full qualname of the enclosing definition, or the module name
     text: str  # the callee chain / referenced name as written
     name: str  # its last name: what a by-name query matches

@@ -139,7 +139,7 @@ def _uses(graph: CodeGraph, symbol: str, changed: set[str], fresh: dict[str, Fil
     for r in fresh.values():
         for s in r.sites:
             if s.target == symbol or s.init_target == symbol:
-                uses.append(Use(r.path, s.line, s.end_line, s.col, s.scope, UseKind(s.kind), s.text, s.resolution, s.shape))
+                uses.append(Use(r.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution, s.shape))
     return sorted(set(uses), key=lambda u: (u.path, u.line, u.col, u.kind))
 
 

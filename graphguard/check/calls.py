@@ -145,7 +145,7 @@ def _new_calls(overlay: Overlay, path: str) -> list[NewCall]:
     was = overlay.sides.renamed.get(path)
     old = _old_calls(overlay, path) if was is None else _moved(overlay, _old_calls(overlay, was))
     return [NewCall(path, s) for s in fresh.sites
-            if s.kind == "call" and s.resolution is Resolution.EXACT and s.target is not None and s.target_path is not None
+            if s.kind is UseKind.CALL and s.resolution is Resolution.EXACT and s.target is not None and s.target_path is not None
             and (s.target, s.shape) not in old]
 
 
@@ -156,7 +156,7 @@ def _old_calls(overlay: Overlay, path: str) -> set[tuple[str | None, CallShape]]
     if overlay.graph_is_old:
         return {(target, CallShape.from_row(n_pos, kws, star, starstar))
                 for target, n_pos, kws, star, starstar in overlay.graph.call_shapes(path)}
-    return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind == "call"}
+    return {(s.target, s.shape) for s in overlay.old_resolver().resolve_file(path).sites if s.kind is UseKind.CALL}
 
 
 def _moved(overlay: Overlay, calls: set[tuple[str | None, CallShape]]) -> set[tuple[str | None, CallShape]]:

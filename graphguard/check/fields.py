@@ -104,7 +104,7 @@ def _bound_in_subclasses(overlay: Overlay, qualname: str, names: list[str]) -> s
     while todo and len(seen) < MAX_FILES:
         cls = todo.pop()
         rows = [(p, s) for p, s in overlay.graph.subclasses_of(cls) if p not in overlay.changed]
-        rows += [(p, s.scope) for p, fr in overlay.fresh_new.items() for s in fr.sites if s.kind == "inherit" and s.target == cls]
+        rows += [(p, s.scope) for p, fr in overlay.fresh_new.items() for s in fr.sites if s.kind is UseKind.INHERIT and s.target == cls]
         for path, sub in rows:
             info = resolver.info(path) if path in resolver.modmap.primary else None
             if sub in seen or info is None or not sub.startswith(info.module + "."):

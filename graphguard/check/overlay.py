@@ -19,7 +19,7 @@ from graphguard.check.written import written_calls
 from graphguard.languages import for_path
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.languages.python.probed import ProbedModuleMap
-from graphguard.model import FileFacts
+from graphguard.model import FileFacts, UseKind
 from graphguard.repo import Repo
 from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
@@ -190,7 +190,7 @@ class SiteIndex:
         for i, (_, s) in enumerate(self.sites):
             for target in {s.target, s.init_target} - {None}:
                 self._at[target].append(i)  # type: ignore[index]
-            if s.kind == "call" and s.resolution.limited:
+            if s.kind is UseKind.CALL and s.resolution.limited:
                 self._at[_NAMED + s.name].append(i)
 
     def reaching(self, qualname: str) -> list[tuple[str, Site]]:

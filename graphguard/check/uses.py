@@ -53,7 +53,7 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
     if new_q is not None:
         for p, s in overlay.fresh_new_sites.reaching(new_q):
             # An alias onto another definition (check.bound): that one's uses count only where they came through the old name.
-            if not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found:
+            if not ic.alias or (p, s.line, s.col, s.kind) in found:
                 _add(found, _found(p, s, reaches_new=True, init=s.init_target == new_q, written=overlay.written.get(p, frozenset())))
         if ic.kind is not ChangeKind.SIGNATURE:
             _followed_to_new(overlay, ic, found)
@@ -167,7 +167,7 @@ def _keep_own(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Found]) -
             resolution = resolvers[f.reaches_new].resolve_file(f.path)
         else:
             resolution = None
-        here = [s for s in resolution.sites if (s.line, s.col, s.kind) == (f.line, f.col, f.kind.value)] if resolution else []
+        here = [s for s in resolution.sites if (s.line, s.col, s.kind) == (f.line, f.col, f.kind)] if resolution else []
         # Only a use whose target is known to be another file's definition is left out.
         if any(s.target == qual for s in here) and all(s.target_path not in (None, path) for s in here if s.target == qual):
             del found[key]
@@ -181,7 +181,7 @@ def _followed_to_new(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Fo
     stale = {f.path for f in found.values() if not f.reaches_new and f.path not in overlay.changed}
     for p in sorted(p for p in stale if p in overlay.new_map.primary):
         for s in overlay.resolved_new(p).sites:
-            if new_q in (s.target, s.init_target) and (not ic.alias or (p, s.line, s.col, UseKind(s.kind)) in found):
+            if new_q in (s.target, s.init_target) and (not ic.alias or (p, s.line, s.col, s.kind) in found):
                 _add(found, _found(p, s, reaches_new=True, init=s.target != new_q))
     if new_q.rsplit(".", 1)[-1] == qual.rsplit(".", 1)[-1]:  # a method whose class was renamed or moved
         for key, f in found.items():
@@ -208,7 +208,7 @@ def _found(path: str, s: Site, *, reaches_new: bool, init: bool, written: frozen
     """A use from a resolved file; `written`: (line, col) of the calls this change wrote in it."""
     from graphguard.impact import Found, Via
 
-    kind = UseKind(s.kind)
+    kind = s.kind
     return Found(Use(path, s.line, s.end_line, s.col, s.scope, kind, s.text, s.resolution, s.shape), reaches_new,
                  via=Via.INIT if init else Via.SELF, written=kind is UseKind.CALL and (s.line, s.col) in written)
 
@@ -222,7 +222,7 @@ def _from_graph(u: Use, resolution: Resolution, *, reaches_new: bool, init: bool
 
 def _limited(site: Site, qualname: str) -> bool:
     """A call whose resolution stopped at a limit, by the name it calls: it may reach `qualname`."""
-    return site.kind == "call" and site.resolution.limited and site.name == qualname.rsplit(".", 1)[-1]
+    return site.kind is UseKind.CALL and site.resolution.limited and site.name == qualname.rsplit(".", 1)[-1]
 
 
 def _limited_uses(graph: CodeGraph, qualname: str, changed: set[str], *, reaches_new: bool) -> list[Found]:

@@ -9,7 +9,7 @@ from graphguard.languages.python import reaching
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.scopes import ModuleInfo, Selection
 from graphguard.languages.python.targets import Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym, Target, options_of
-from graphguard.model import DefKind, FileResolution, Import, ImportRow, ImportStatus, RefKind, Resolution, Site
+from graphguard.model import DefKind, FileResolution, Import, ImportRow, ImportStatus, RefKind, Resolution, Site, UseKind
 
 
 class Sites:
@@ -80,13 +80,13 @@ class Sites:
                 elif resolution in (Resolution.UNRESOLVED, Resolution.TOO_DEEP, Resolution.TOO_LONG):
                     depend_on_receiver(c.scope, c.callee, (c.line, c.col))
                 out.sites.append(
-                    Site("call", full_scope(c.scope), c.callee, c.name, resolution, sym.qualname if sym else None,
+                    Site(UseKind.CALL, full_scope(c.scope), c.callee, c.name, resolution, sym.qualname if sym else None,
                          sym.path if sym else None, init,
                          c.line, c.end_line, c.col, c.end_col, c.shape)
                 )
         for r in info.facts.references:
             t = resolve(r.scope, r.target, (r.line, r.col))
-            kind = "inherit" if r.kind is RefKind.BASE else "reference"
+            kind = UseKind.INHERIT if r.kind is RefKind.BASE else UseKind.REFERENCE
             name = r.target.rsplit(".", 1)[-1]
             options = [o.func if isinstance(o, Partial) else o for o in options_of(t)]
             # A module-level instance is data, not an interface.
@@ -94,7 +94,7 @@ class Sites:
             for sym in syms:
                 use(sym)
                 # A base is resolved in the enclosing scope, but the edge belongs to the subclass.
-                scope = subclass_at(r.line) if kind == "inherit" else None
+                scope = subclass_at(r.line) if kind is UseKind.INHERIT else None
                 resolution = Resolution.EXACT if len(options) == 1 else Resolution.ONE_OF
                 out.sites.append(Site(kind, full_scope(scope or r.scope), r.target, name, resolution, sym.qualname, sym.path,
                                       None, r.line, r.end_line, r.col, r.end_col))
@@ -191,7 +191,7 @@ class Sites:
                 o = o.func if isinstance(o, Partial) else o
                 if isinstance(o, Sym):
                     out.uses.setdefault(o.path, set()).add(o.qualname) if o.path != path else None
-                    out.sites.append(Site("import", full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.ONE_OF,
+                    out.sites.append(Site(UseKind.IMPORT, full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.ONE_OF,
                                           o.qualname, o.path, None, imp.line, imp.end_line))
                 if isinstance(o, (Sym, Mod)) and o.path and o.path != path:
                     out.uses.setdefault(o.path, set())
@@ -203,7 +203,7 @@ class Sites:
             t = self.module(base, path) if imp.name is not None else None
         if isinstance(t, Sym):
             out.uses.setdefault(t.path, set()).add(t.qualname) if t.path != path else None
-            out.sites.append(Site("import", full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.EXACT,
+            out.sites.append(Site(UseKind.IMPORT, full_scope(imp.scope), f"{base}.{imp.name}", imp.name or "", Resolution.EXACT,
                                   t.qualname, t.path, None, imp.line, imp.end_line))
             return ImportRow(imp.line, base, imp.name, ImportStatus.INTERNAL, t.path, imp.scope, imp.type_checking)
         if isinstance(t, Mod):

@@ -227,7 +227,7 @@ class _File:
             resolution, to, to_path = Resolution.EXTERNAL, None, None
         else:
             resolution, to, to_path = Resolution.UNRESOLVED, None, None
-        self.out.sites.append(Site(kind.value, self._scope(scope), text, name, resolution, to, to_path, init, line, end_line, col,
+        self.out.sites.append(Site(kind, self._scope(scope), text, name, resolution, to, to_path, init, line, end_line, col,
                                    end_col, shape if isinstance(shape, tuple) else NO_CALL))  # type: ignore[arg-type]
 
     def _imports(self) -> None:
