@@ -11,6 +11,7 @@ from graphguard.config import Config
 from graphguard.repo import ensure_current, open_repo
 from graphguard.retrieval import budget, expand, history, rank, textindex
 from graphguard.retrieval.engine import Retriever, ensure_indexes
+from graphguard.retrieval.kinds import Direction, Link
 from graphguard.retrieval.records import Request
 from graphguard.retrieval.tokenize import split_identifier, tokens
 from tests.helpers import GitRepo, Result
@@ -159,7 +160,7 @@ def fake_graph(edges: dict[str, list[tuple[str, str, str]]]) -> tuple[Callable, 
     """node -> [(other, direction, kind)]: the callbacks `expand` asks."""
 
     def edges_of(nodes):  # type: ignore[no-untyped-def]
-        return [expand.Edge(n, o, d, frozenset({k}), 1) for n in nodes for o, d, k in edges.get(n, [])]
+        return [expand.Edge(n, o, Direction(d), frozenset({Link(k)}), 1) for n in nodes for o, d, k in edges.get(n, [])]
 
     def degree_of(nodes):  # type: ignore[no-untyped-def]
         return {n: len(edges.get(n, [])) for n in nodes}
@@ -183,11 +184,11 @@ def test_expansion_stops_at_hubs_but_walks_through_others() -> None:
 
 
 def test_edge_weights_follow_kinds_and_symbol_counts() -> None:
-    weights = [expand.edge_weight(expand.Edge("a", "b", "forward", frozenset({k}), 1)) for k in
-               ("call", "inherit", "reference", "import", "reexport")]
+    weights = [expand.edge_weight(expand.Edge("a", "b", Direction.FORWARD, frozenset({k}), 1)) for k in
+               (Link.CALL, Link.INHERIT, Link.REFERENCE, Link.IMPORT, Link.REEXPORT)]
     assert weights == sorted(weights, reverse=True) and len(set(weights)) == 5
-    one = expand.edge_weight(expand.Edge("a", "b", "forward", frozenset({"import"}), 1))
-    many = expand.edge_weight(expand.Edge("a", "b", "forward", frozenset({"import"}), 8))
+    one = expand.edge_weight(expand.Edge("a", "b", Direction.FORWARD, frozenset({Link.IMPORT}), 1))
+    many = expand.edge_weight(expand.Edge("a", "b", Direction.FORWARD, frozenset({Link.IMPORT}), 8))
     assert many > one
 
 
@@ -204,8 +205,8 @@ def test_depth_is_at_most_two() -> None:
 def test_profiles_weigh_the_same_signals_differently() -> None:
     def order(profile: str) -> list[str]:
         cands = {
-            "callee.py": rank.Candidate("callee.py", {"graph": 0.9}, direction="forward"),
-            "caller.py": rank.Candidate("caller.py", {"graph": 0.8}, direction="reverse"),
+            "callee.py": rank.Candidate("callee.py", {"graph": 0.9}, direction=Direction.FORWARD),
+            "caller.py": rank.Candidate("caller.py", {"graph": 0.8}, direction=Direction.REVERSE),
         }
         return [c.path for c in rank.rank(cands, rank.PROFILES[profile])]
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from graphguard.errors import GraphguardError
 from graphguard.retrieval import expand as expanding
 from graphguard.retrieval import graphdata, history, rank, textindex
+from graphguard.retrieval.kinds import Direction, Via
 from graphguard.retrieval.named import Naming
 from graphguard.retrieval.records import UNREACHED, Request
 from graphguard.retrieval.tokenize import query_terms
@@ -125,7 +126,7 @@ class Gathering(Naming):
         def cand(path: str) -> rank.Candidate:
             c = cands.get(path)
             if c is None:
-                c = cands[path] = rank.Candidate(path, distance=UNREACHED, via="text", direction="text")
+                c = cands[path] = rank.Candidate(path, distance=UNREACHED, via=Via.TEXT, direction=Direction.TEXT)
             return c
 
         for path, v in sorted(text_scores.items(), key=lambda kv: -kv[1])[:TEXT_FILES]:
@@ -135,15 +136,15 @@ class Gathering(Naming):
         for path, r in expansion.reached.items():
             c = cand(path)
             c.signals["graph"] = r.weight
-            if r.distance < c.distance or (r.distance == c.distance and c.via == "text" and r.distance > 0):
+            if r.distance < c.distance or (r.distance == c.distance and c.via is Via.TEXT and r.distance > 0):
                 c.distance = r.distance
-                c.via = r.via if r.distance > 0 else ("seed" if path in pinned else "text")
+                c.via = r.via if r.distance > 0 else (Via.SEED if path in pinned else Via.TEXT)
                 c.direction = r.direction
         for path, v in co.items():
             c = cand(path)
             c.signals["cochange"] = v
             if c.distance == UNREACHED:
-                c.distance, c.via, c.direction = 1, "history", "history"
+                c.distance, c.via, c.direction = 1, Via.HISTORY, Direction.HISTORY
         for path in seeds:
             c = cand(path)
             c.is_seed = True
@@ -154,7 +155,7 @@ class Gathering(Naming):
             c = cand(path)
             c.signals["test"] = max(c.signals.get("test", 0.0), v)
             if c.distance == UNREACHED:
-                c.distance, c.via, c.direction = 1, "test", "reverse"
+                c.distance, c.via, c.direction = 1, Via.TEST, Direction.REVERSE
         for path, r in expansion.reached.items():
             if self.files.is_test(path) and r.distance > 0:
                 c = cands[path]

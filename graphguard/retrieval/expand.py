@@ -25,18 +25,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from graphguard.retrieval.kinds import Direction, Link, Via
+
 #: Weight of an edge by its strongest kind.
-KIND_WEIGHT: Mapping[str, float] = {
-    "call": 1.0,
-    "inherit": 0.85,
-    "reference": 0.7,  # type references, decorators, callbacks, attributes
-    "import": 0.5,
-    "reexport": 0.3,  # an `__init__` barrel importing a name only to export it
-    "test": 0.8,  # a test file importing the module it tests
-    "fixture": 0.6,  # a test asking for a pytest fixture that a conftest.py defines
+KIND_WEIGHT: Mapping[Link, float] = {
+    Link.CALL: 1.0, Link.INHERIT: 0.85, Link.REFERENCE: 0.7, Link.IMPORT: 0.5, Link.REEXPORT: 0.3, Link.TEST: 0.8,
+    Link.FIXTURE: 0.6,
 }
 #: Kinds in order of strength (for the label of an edge with several).
-KIND_ORDER = ("call", "inherit", "reference", "test", "fixture", "import", "reexport")
+KIND_ORDER = tuple(Link)
 #: Every hop after the first multiplies the weight by this.
 HOP_DECAY = 0.5
 #: Neighbours beyond this (forward plus reverse) make a node a hub: reached, not walked through.
@@ -51,14 +48,14 @@ class Edge(NamedTuple):
 
     node: str
     other: str
-    direction: str  # forward | reverse
-    kinds: frozenset[str]
+    direction: Direction  # FORWARD or REVERSE
+    kinds: frozenset[Link]
     n_symbols: int = 0
     symbols: tuple[str, ...] = ()  # in `other`: the callees it provides (forward), the callers in it (reverse)
 
     @property
-    def kind(self) -> str:
-        return next((k for k in KIND_ORDER if k in self.kinds), "import")
+    def kind(self) -> Link:
+        return next((k for k in KIND_ORDER if k in self.kinds), Link.IMPORT)
 
 
 def edge_weight(edge: Edge) -> float:
@@ -73,8 +70,8 @@ class Reached:
     path: str
     distance: int
     weight: float
-    via: str  # the kind of the edge that gave the best weight, with its direction: "call", "caller", "test", ...
-    direction: str  # forward | reverse | seed
+    via: Via  # the kind of the edge that gave the best weight, with its direction
+    direction: Direction  # FORWARD, REVERSE or SEED
     parent: str | None  # the node it was reached from on its best path
     symbols: tuple[str, ...] = ()  # symbols of this file on the best edge
     direct_test: bool = False  # a test importing a seed itself
@@ -86,10 +83,10 @@ class Expansion:
     hubs: set[str] = field(default_factory=set)  # reached, not walked through
 
 
-def via_label(edge: Edge, is_test: bool) -> str:
-    if edge.direction == "reverse":
-        return "test" if is_test else "caller"
-    return "call" if edge.kind == "call" else "import"
+def via_label(edge: Edge, is_test: bool) -> Via:
+    if edge.direction is Direction.REVERSE:
+        return Via.TEST if is_test else Via.CALLER
+    return Via.CALL if edge.kind is Link.CALL else Via.IMPORT
 
 
 def expand(
@@ -106,7 +103,7 @@ def expand(
     depth = max(0, min(2, depth))
     out = Expansion()
     for s, w in seeds.items():
-        out.reached[s] = Reached(s, 0, w, "seed", "seed", None)
+        out.reached[s] = Reached(s, 0, w, Via.SEED, Direction.SEED, None)
     frontier = sorted(seeds, key=lambda s: (-seeds[s], s))
     for d in range(1, depth + 1):
         if not frontier:
@@ -127,7 +124,7 @@ def expand(
                 continue
             other_is_test = is_test(e.other)
             node_is_test = is_test(e.node)
-            if e.direction == "forward" and ((other_is_test and not node_is_test) or (src.distance > 0 and node_is_test)):
+            if e.direction is Direction.FORWARD and ((other_is_test and not node_is_test) or (src.distance > 0 and node_is_test)):
                 continue  # code does not depend on tests; what a test imports besides the seed is noise
             w = src.weight * edge_weight(e) * (HOP_DECAY if d > 1 else 1.0)
             prev = out.reached.get(e.other)
@@ -136,7 +133,7 @@ def expand(
                     prev.weight = w  # a stronger path of the same or greater length never shortens the distance
                 continue
             r = found.get(e.other)
-            direct = other_is_test and e.direction == "reverse" and src.distance == 0
+            direct = other_is_test and e.direction is Direction.REVERSE and src.distance == 0
             if r is None or w > r.weight:
                 found[e.other] = Reached(e.other, d, w, via_label(e, other_is_test), e.direction, e.node, e.symbols,
                                          direct or (r.direct_test if r else False))

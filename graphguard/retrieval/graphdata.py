@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard.retrieval.expand import Edge
+from graphguard.retrieval.kinds import Direction, Link
 from graphguard.store import edges as stored_edges
 from graphguard.store import paths as stored_paths
 from graphguard.store import symbols as stored_symbols
@@ -109,7 +110,7 @@ class Files:
 class _EdgeFacts:
     """What the edges between one file and another (in one direction) add up to."""
 
-    kinds: set[str] = field(default_factory=set)
+    kinds: set[Link] = field(default_factory=set)
     n_symbols: int = 0
     symbol_counts: dict[str, int] = field(default_factory=dict)
 
@@ -126,13 +127,13 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
     ids = files.ids(paths)
     if not ids:
         return []
-    acc: dict[tuple[int, int, str], _EdgeFacts] = {}  # (node, other, direction) -> what its edges add up to
-    found: list[tuple[int, int, str, str | None, int, str | None]] = []
+    acc: dict[tuple[int, int, Direction], _EdgeFacts] = {}  # (node, other, direction) -> what its edges add up to
+    found: list[tuple[int, int, Direction, Link | None, int, str | None]] = []
 
-    def add(node: int, other: int, direction: str, kind: str | None, n: int = 0, symbol: str | None = None) -> None:
+    def add(node: int, other: int, direction: Direction, kind: Link | None, n: int = 0, symbol: str | None = None) -> None:
         found.append((node, other, direction, kind, n, symbol))
 
-    def tally(node: int, other: int, direction: str, kind: str | None, n: int, symbol: str | None) -> None:
+    def tally(node: int, other: int, direction: Direction, kind: Link | None, n: int, symbol: str | None) -> None:
         if node == other or files.by_id(other) is None:
             return
         entry = acc.setdefault((node, other, direction), _EdgeFacts())
@@ -145,15 +146,15 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
     plain = [i for i in ids if _row(files, i).path not in focus]
     if plain:
         for src, dst, kind, n in stored_edges.file_edges_from(db, plain):
-            add(src, dst, "forward", "import" if kind == "import" else None, n)
+            add(src, dst, Direction.FORWARD, Link.IMPORT if kind == "import" else None, n)
         for src, dst, kind, n in stored_edges.file_edges_into(db, plain):
-            add(dst, src, "reverse", "test" if kind == "test-of" else "import", n)
+            add(dst, src, Direction.REVERSE, Link.TEST if kind == "test-of" else Link.IMPORT, n)
         for node, other, kind, target in stored_edges.uses_made_in(db, plain):
-            add(node, other, "forward", kind, 0, target)
+            add(node, other, Direction.FORWARD, Link(kind), 0, target)
         for node, other, kind, scope in stored_edges.uses_made_of(db, plain):
-            add(node, other, "reverse", kind, 0, scope)
+            add(node, other, Direction.REVERSE, Link(kind), 0, scope)
     for node, other, test_fn in fixture_users(db, files, [_row(files, i).path for i in plain]):
-        add(node, other, "reverse", "fixture", 0, test_fn)
+        add(node, other, Direction.REVERSE, Link.FIXTURE, 0, test_fn)
     for path, qualnames in focus.items():
         row = files.get(path)
         if row is None or not qualnames:
@@ -161,9 +162,9 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
         names = list(dict.fromkeys(qualnames))
         # Calls made inside the symbols (or in what they nest), and uses of them (or of their members).
         for other, kind, target in stored_edges.uses_made_in_symbols(db, row.id, names):
-            add(row.id, other, "forward", kind, 0, target)
+            add(row.id, other, Direction.FORWARD, Link(kind), 0, target)
         for other, kind, scope in stored_edges.uses_made_of_symbols(db, row.id, names):
-            add(row.id, other, "reverse", kind, 0, scope)
+            add(row.id, other, Direction.REVERSE, Link(kind), 0, scope)
     files.load_ids(other for _, other, *_ in found)
     for edge in found:
         tally(*edge)
@@ -172,12 +173,12 @@ def edges_of(db: sqlite3.Connection, files: Files, paths: Sequence[str],
         node_row, other_row = _row(files, node), _row(files, other)
         node_path, other_path = node_row.path, other_row.path
         kinds, counts = set(facts.kinds), facts.symbol_counts
-        if direction == "reverse" and other_row.is_test:
-            kinds.add("test")
-        if kinds <= {"import"}:
-            importer = node_path if direction == "forward" else other_path
+        if direction is Direction.REVERSE and other_row.is_test:
+            kinds.add(Link.TEST)
+        if kinds <= {Link.IMPORT}:
+            importer = node_path if direction is Direction.FORWARD else other_path
             if _is_init(importer):
-                kinds = {"reexport"}
+                kinds = {Link.REEXPORT}
         symbols = tuple(s for s, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:EDGE_SYMBOLS])
         out.append(Edge(node_path, other_path, direction, frozenset(kinds), max(facts.n_symbols, len(counts)), symbols))
     return out

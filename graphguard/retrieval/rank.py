@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
+from graphguard.retrieval.kinds import Direction, Via
 from graphguard.retrieval.tokenize import STOPWORDS, split_identifier
 from graphguard.retrieval.tokenize import stem as stem_word
 
@@ -84,8 +85,8 @@ class Candidate:
     path: str
     signals: dict[str, float] = field(default_factory=dict)
     distance: int = 0
-    via: str = "text"
-    direction: str = "seed"  # seed | forward | reverse | text | history
+    via: Via = Via.TEXT
+    direction: Direction = Direction.SEED
     is_seed: bool = False
     pinned: bool = False  # a seed the caller named: listed first whatever its score
     score: float = 0.0
@@ -95,7 +96,7 @@ class Candidate:
 def _value(c: Candidate, signal: str, profile: Profile) -> float:
     v = c.signals.get(signal, 0.0)
     if signal == "graph":
-        v *= profile.reverse if c.direction == "reverse" else profile.forward if c.direction == "forward" else 1.0
+        v *= profile.reverse if c.direction is Direction.REVERSE else profile.forward if c.direction is Direction.FORWARD else 1.0
     return v
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graphguard.retrieval import budget as budgeting
+from graphguard.retrieval.kinds import Via
 
 DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
@@ -30,7 +31,7 @@ class ContextItem(NamedTuple):
     end_line: int
     score: float
     distance: int
-    via: str  # seed | text | call | import | caller | test | history
+    via: Via
     disclosure: budgeting.Disclosure
     tokens: int
     text: str
