@@ -8,6 +8,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,12 @@ def test_an_unknown_ref_is_one_line_exit_2(make_repo: Callable[..., GitRepo], gr
     repo = two_branches(make_repo, RENAME, NEW_CALLS)
     r = graphguard(repo, "conflicts", "--against", "nope")
     assert r.code == 2 and "unknown revision: nope" in r.err
+
+
+def test_the_opt_in_pre_push_entry_runs_conflicts() -> None:
+    from pre_commit.clientlib import load_manifest
+
+    hooks = {h["id"]: h for h in load_manifest(str(Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"))}
+    entry = hooks["graphguard-conflicts"]
+    assert entry["entry"] == "python -I -m graphguard conflicts" and entry["stages"] == ["pre-push"]
+    assert entry["always_run"] and not entry["pass_filenames"] and entry["require_serial"]

@@ -6,8 +6,9 @@ them without a conflict, and the merge is broken. For each other branch:
 
     git.merge_tree        HEAD and the branch merged as a tree (nothing written but git objects) -> MergedTree
     (textual conflicts)   reported as such, not checked: a person settles that merge
-    check.assess x 3      merge base -> HEAD, -> the branch, -> the merged tree; the graph at the merge base,
-                          as `check --base` has it, so each comparison is the check's own
+    check.assess          merge base -> the merged tree, each comparison the check's own; the graph stays at
+                          HEAD (the overlay reads the merge base's tree, as `check` in CI does)
+    check.assess x 2      merge base -> HEAD, -> the branch, only where the merged tree fails (merge.scope_for)
     only_in_merge         the sites failing in the merged tree that fail in neither side alone
 
 A site is matched across the three comparisons by what it is, not by its line (the merged tree shifts
@@ -23,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from graphguard import git
-from graphguard.check import assess, revisions
+from graphguard.check import assess, merge, revisions
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
@@ -51,12 +52,12 @@ def run(repo: Repo, against: Sequence[str] = (), *, now: float | None = None) ->
         raise GraphguardError("no commit yet: nothing to merge with")
     config = load_config(root)
     result = ConflictsResult(head)
+    # The graph stays at HEAD (one git call when it is current): the overlay reads the merge base's tree and
+    # resolves the files that may use a changed definition against it, as `check` in CI does.
+    ensure_current(repo, config=config, at=head, text_index=False)
     chosen = named(root, head, against) if against else recent(root, head, git.branches(root), now or time.time())
     result.notes += chosen.notes
-    # Branches off one merge base share the graph's move to it: the graph goes to each base once.
-    for c in sorted(chosen.candidates, key=lambda c: (c.merge_base, c.ref)):
-        result.branches.append(branch(repo, config, head, c))
-    result.branches.sort(key=lambda b: b.ref)
+    result.branches += [branch(repo, config, head, c) for c in sorted(chosen.candidates, key=lambda c: c.ref)]
     return result
 
 
@@ -121,11 +122,13 @@ def branch(repo: Repo, config: Config, head: str, c: Candidate) -> BranchConflic
         # One side changed no Python file: the merged tree's Python files are the other side's, checked on their own.
         check.notes.append(f"{'HEAD' if not ours.paths else c.ref} changed no Python file since the merge base: nothing the merge adds")
         return BranchConflicts(c.ref, c.tip, c.merge_base, check)
-    ensure_current(repo, config=config, at=c.merge_base, text_index=False)
     both = revisions.changed(root, config, c.merge_base, merged.tree)
-    alone = [assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, rev), diff).changes
-             for rev, diff in ((head, ours), (c.tip, theirs))]
     findings = assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, merged.tree), both)
+    # Each side alone only where the merged tree fails: the failing sites' files and their definitions' (the rest
+    # as at the merge base); nothing failing, nothing to compare.
+    scope = merge.scope_for(findings.changes)
+    alone = [assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, rev), revisions.only(diff, scope)).changes
+             for rev, diff in ((head, ours), (c.tip, theirs))] if merge.failing(findings.changes) else []
     check.changes = only_in_merge(findings.changes, alone)
     check.warnings = findings.warnings
     check.files_changed = len(both.paths)
