@@ -123,7 +123,9 @@ def branch(repo: Repo, config: Config, head: str, c: Candidate) -> BranchConflic
         check.notes.append(f"{'HEAD' if not ours.paths else c.ref} changed no Python file since the merge base: nothing the merge adds")
         return BranchConflicts(c.ref, c.tip, c.merge_base, check)
     both = revisions.changed(root, config, c.merge_base, merged.tree)
-    findings = assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, merged.tree), both)
+    # A site in a file neither side changed meets in the merged tree what one side gave it, so fails as it does
+    # there: only the changed files' sites are gathered.
+    findings = assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, merged.tree), both, changed_sites_only=True)
     # Each side alone only where the merged tree fails: the failing sites' files and their definitions' (the rest
     # as at the merge base); nothing failing, nothing to compare.
     scope = merge.scope_for(findings.changes)
