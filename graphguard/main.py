@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true",
                    help="text and markdown: list the callers that still bind too (by default they are counted)")
     p.add_argument("--explain", metavar="CODE", help="what a change or signature code means, when it blocks, how to silence it")
+    p = command("conflicts", "the breaks that merging each other branch with HEAD would have and neither side has alone",
+                formats=("text", "json", "markdown", "sarif", "github", "codequality"))
+    p.add_argument("--against", action="append", default=[], metavar="REF",
+                   help="a branch (or any commit) to merge with HEAD (repeatable; default: the local and remote-tracking"
+                        " branches sharing history with HEAD that moved in the last 30 days)")
     command("mcp", "serve the graph to coding agents over the Model Context Protocol (stdio)", formats=())
     p = command("callers", "every call site and reference of a symbol")
     p.add_argument("symbol", help="dotted name: pkg.mod.func or pkg.mod.Class.method")
@@ -175,6 +180,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return check(repo, staged=args.staged, worktree=args.worktree, base=args.base, head=args.head,
                      fmt="compact" if args.compact else args.format, verbose=args.verbose, proposed=args.proposed,
                      deleted=args.deleted)
+    if args.command == "conflicts":
+        from graphguard.commands.conflicts import conflicts
+
+        return conflicts(repo, args.against, fmt="compact" if args.compact else args.format)
     if args.command == "mcp":
         from graphguard.commands.mcp import mcp
 

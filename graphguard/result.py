@@ -186,3 +186,40 @@ class CheckResult:
     @property
     def verdict(self) -> Verdict:
         return Verdict.BLOCK if any(self.blocks(c) for c in self.changes) else Verdict.PASS
+
+
+class BranchVerdict(WireEnum):
+    """What merging one branch with HEAD would do (`graphguard conflicts`)."""
+
+    BLOCK = "block"  # it would leave a caller broken that neither side leaves broken alone
+    PASS = "pass"  # it would break nothing of its own (or there is nothing to merge)
+    CONFLICT = "conflict"  # git cannot merge it without a person (textual conflicts): not checked
+
+
+@dataclass
+class BranchConflicts:
+    """One branch against HEAD: the breaks only their merge has (`check.changes` holds those sites alone)."""
+
+    ref: str
+    tip: str
+    merge_base: str
+    check: CheckResult  # base: the merge base, head: the merged tree (no commit is made)
+    conflicted: tuple[str, ...] = ()  # paths git could not merge
+
+    @property
+    def verdict(self) -> BranchVerdict:
+        if self.conflicted:
+            return BranchVerdict.CONFLICT
+        return BranchVerdict.BLOCK if self.check.verdict is Verdict.BLOCK else BranchVerdict.PASS
+
+
+@dataclass
+class ConflictsResult:
+    head: str
+    branches: list[BranchConflicts] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # branches left out, and why
+    elapsed_ms: int = 0
+
+    @property
+    def blocks(self) -> bool:
+        return any(b.verdict is BranchVerdict.BLOCK for b in self.branches)

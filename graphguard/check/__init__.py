@@ -163,8 +163,9 @@ def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[st
     return [found[p] for p in diffs]
 
 
-def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, diff: revisions.Changes) -> Findings:
-    """One comparison, stage by stage."""
+def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, diff: revisions.Changes, *,
+           changed_sites_only: bool = False) -> Findings:
+    """One comparison, stage by stage. `changed_sites_only`: the uses in the changed files alone (conflicts)."""
     if not diff.paths:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     python, others = bypath.split(diff.paths)
@@ -172,7 +173,7 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         read = sides.read_sides(repo.root, old_rev, target, diff._replace(paths=others), kept_blobs=repo.caches.blobs)
         changes, warnings = bypath.assess(repo.root, CodeGraph(repo.store.graph), repo.store.load_facts, read, target)
         if python:
-            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python))
+            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python), changed_sites_only=changed_sites_only)
             changes, warnings = theirs.changes + changes, theirs.warnings + read.warnings + warnings
         else:
             warnings = read.warnings + warnings + leftout.excluded_changes(config, diff.excluded, diff.paths)
@@ -181,6 +182,7 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
     over = overlay.build(repo, both, config, cache_facts=not target.shadow)
+    over.changed_sites_only = changed_sites_only
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]

@@ -50,6 +50,8 @@ class Overlay:
     new_map: ModuleMap
     root: str = ""  # the repository's work tree (to read a blob)
     commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (newfacts.comment_edits)
+    # Uses in the changed files only (conflicts: a site in a file neither branch changed fails as it does on one side).
+    changed_sites_only: bool = False
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
     _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->

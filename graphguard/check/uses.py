@@ -42,9 +42,9 @@ def gather(overlay: Overlay, config: Config, ic: InterfaceChange) -> Gathered:
     qual, new_q = ic.qualname, ic.new_qualname
     found: dict[_Key, Found] = {}
     reaches_new = ic.kind is ChangeKind.SIGNATURE
-    if overlay.graph_is_old:
+    if overlay.graph_is_old and not overlay.changed_sites_only:
         _stored_uses(overlay, ic, found, reaches_new)
-    else:
+    elif not overlay.changed_sites_only:
         _resolved_uses(overlay, ic, found, reaches_new)
     # Changed files: their new version, resolved against the old and against the new repository.
     # A call written in this change was never made against the old signature (impact.Found.written).

@@ -7,8 +7,8 @@ the same commands).
 
     process     running git (`run`, two at once), NUL-separated names
     repository  which repository: its folders; GIT_DIR and GIT_WORK_TREE kept from moving it
-    commits     HEAD, a revision's commit, merges, parents, refs; the pseudo revisions INDEX and WORKTREE
-    trees       what a commit's tree or the index holds (entries, modes), the paths in conflict
+    commits     HEAD, a revision's commit, merges, parents, refs (the branches); the pseudo revisions INDEX and WORKTREE
+    trees       what a commit's tree or the index holds (entries, modes), the paths in conflict, two commits merged as a tree
     blobs       blob contents through one `cat-file --batch`, a blob's id
     diffs       what changed between two revisions (status, each side's entry, renames); untracked files
 
@@ -21,6 +21,8 @@ from graphguard.git.blobs import read_at as read_at
 from graphguard.git.blobs import read_blobs as read_blobs
 from graphguard.git.commits import INDEX as INDEX
 from graphguard.git.commits import WORKTREE as WORKTREE
+from graphguard.git.commits import Branch as Branch
+from graphguard.git.commits import branches as branches
 from graphguard.git.commits import empty_tree as empty_tree
 from graphguard.git.commits import has_commit as has_commit
 from graphguard.git.commits import head as head
@@ -45,7 +47,9 @@ from graphguard.git.repository import follow_path as follow_path
 from graphguard.git.repository import repo_paths as repo_paths
 from graphguard.git.trees import MODE_SUBMODULE as MODE_SUBMODULE
 from graphguard.git.trees import MODE_SYMLINK as MODE_SYMLINK
+from graphguard.git.trees import MergedTree as MergedTree
 from graphguard.git.trees import TreeEntry as TreeEntry
 from graphguard.git.trees import blobs_at as blobs_at
 from graphguard.git.trees import ls_tree as ls_tree
+from graphguard.git.trees import merge_tree as merge_tree
 from graphguard.git.trees import unmerged_paths as unmerged_paths

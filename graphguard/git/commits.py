@@ -4,6 +4,7 @@ parents, a remote's default branch; and the two pseudo revisions beside the comm
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from graphguard.errors import GraphguardError
 from graphguard.git.process import run
@@ -84,3 +85,34 @@ def remote_default(root: str, remote: str) -> str | None:
 
 def has_commit(root: str, sha: str) -> bool:
     return bool(run(root, "rev-parse", "-q", "--verify", f"{sha}^{{commit}}", check=False).strip())
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A local or remote-tracking branch: its short name (`topic`, `origin/topic`), its commit, when that commit was made."""
+
+    name: str
+    commit: str
+    committed: int  # committer date, seconds since the epoch
+
+
+def parse_branches(out: bytes) -> list[Branch]:
+    """`for-each-ref --format=%(objectname) %(committerdate:unix) %(refname)` lines, NUL-separated (refs may hold
+    spaces only at the end: the ref is the rest of the line). `refs/remotes/<remote>/HEAD` is an alias: left out."""
+    found = []
+    for rec in out.split(b"\0"):
+        line = rec.strip(b"\n").decode("utf-8", "surrogateescape")
+        if not line:
+            continue
+        sha, date, ref = line.split(" ", 2)
+        if ref.startswith("refs/remotes/") and ref.endswith("/HEAD"):
+            continue
+        short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+        found.append(Branch(short, sha, int(date or 0)))
+    return found
+
+
+def branches(root: str) -> list[Branch]:
+    """The local and remote-tracking branches (their tips, commits only), in ref order."""
+    out = run(root, "for-each-ref", "--format=%(objectname) %(committerdate:unix) %(refname)%00", "refs/heads", "refs/remotes")
+    return parse_branches(out)

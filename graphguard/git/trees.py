@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphguard.errors import GraphguardError
 from graphguard.git.commits import INDEX
 from graphguard.git.process import run
 
@@ -70,3 +71,29 @@ def unmerged_paths(root: str) -> list[str]:
         if rec:
             paths.add(rec.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
     return sorted(paths)
+
+
+@dataclass(frozen=True)
+class MergedTree:
+    """What `git merge-tree --write-tree` made of two commits: the merged tree (written to the object
+    database, never to the work tree or the index) and the paths git could not merge."""
+
+    tree: str
+    conflicted: tuple[str, ...]
+
+
+def parse_merge_tree(out: bytes) -> MergedTree:
+    """`merge-tree --write-tree -z --name-only --no-messages`: '<tree>\\0' then one '<path>\\0' per conflicted
+    file (a path once, whatever the number of its conflicts)."""
+    tree, *paths = [p for p in out.split(b"\0") if p]
+    return MergedTree(tree.decode(), tuple(dict.fromkeys(p.decode("utf-8", "surrogateescape") for p in paths)))
+
+
+def merge_tree(root: str, ours: str, theirs: str) -> MergedTree:
+    """The merge of two commits as a tree (git >= 2.38). Exit 1 means conflicts, which the output lists:
+    only an empty output is a failure."""
+    out = run(root, "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, theirs, check=False)
+    if not out.strip(b"\0"):
+        run(root, "merge-tree", "--write-tree", "--no-messages", ours, theirs)  # raises with git's own message
+        raise GraphguardError(f"git merge-tree gave no tree for {ours[:12]} and {theirs[:12]} (git 2.38 or later is needed)")
+    return parse_merge_tree(out)

@@ -129,6 +129,12 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "specifier": "spc",
     "target": "tg",
     "form": "fm",
+    "branches": "br",
+    "ref": "rf",
+    "tip": "tp",
+    "merge_base": "mb",
+    "merged_tree": "mt",
+    "conflicted": "cf",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 
