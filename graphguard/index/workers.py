@@ -14,7 +14,7 @@ from typing import Protocol
 from graphguard import git
 from graphguard.files import ensure_dir
 from graphguard.index import progress
-from graphguard.index.plan import Entry, facts_key
+from graphguard.index.plan import Entry, facts_key, is_config
 from graphguard.index.progress import Phases
 from graphguard.languages import FileResolver, Language, Tree, for_path
 from graphguard.languages.python.modules import ModuleMap
@@ -91,6 +91,7 @@ class _Job:
     _blobs: dict[str, str | None] = field(default_factory=dict)
     _others: dict[str, FileResolver] = field(default_factory=dict)  # language -> its resolver (not Python's)
     _read: dict[str, bytes | None] = field(default_factory=dict)
+    _configs: list[str] | None = None
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
@@ -109,7 +110,8 @@ class _Job:
             return self.resolver().resolve_file(path)
         resolver = self._others.get(lang.name)
         if resolver is None:
-            resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read))
+            resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read,
+                                                                    configs=self.configs()))
         return lang.resolve_file(resolver, path)
 
     def paths_of(self, lang: Language) -> list[str]:
@@ -118,6 +120,12 @@ class _Job:
             stored = {str(p) for (p,) in self.indexer.store.graph.execute("SELECT path FROM files")}
             return sorted(p for p in stored | set(self.new) if lang.claims(p))
         return sorted(p for p in self.new if lang.claims(p))
+
+    def configs(self) -> list[str] | None:
+        """The config files of module resolution at the job's commit (one ls-tree, before any fork)."""
+        if self._configs is None and self.head:
+            self._configs = [e.path for e in git.ls_tree(self.indexer.paths.root, self.head) if is_config(e.path)]
+        return self._configs
 
     def read(self, path: str) -> bytes | None:
         """A tracked file's bytes at the job's commit (a language's config files: few, read once each)."""
@@ -247,6 +255,8 @@ def _resolve_in_workers(ix: Resolving, job: _Job, workers: int, tick: Callable[[
     from concurrent.futures.process import BrokenProcessPool
 
     global _JOB
+    if any((lang := for_path(p)) is not None and lang.by_path for p in job.paths):
+        job.configs()  # listed once here, inherited by every worker
     job.chunks = _chunks(job.paths, [_weight(ix, job.blob_of(p)) for p in job.paths], workers * CHUNKS_PER_WORKER)
     job.scratch = _scratch_dir(ix.store.dir)
     out: list[_Rows | tuple[str, int]] = []

@@ -37,6 +37,9 @@ class Tree:
     load: Callable[[str], FileFacts | None]  # a file's facts
     read: Callable[[str], bytes | None]  # a tracked file's bytes: the config files (tsconfig.json, package.json)
     modmap: Any = None  # Python's ModuleMap, when the caller has one (else built from `paths`)
+    #: The commit's config files of module resolution (plan.is_config: tsconfig/jsconfig, package.json,
+    #: pnpm-workspace.yaml); None when the caller cannot list them (the resolver then probes folders through `read`).
+    configs: Collection[str] | None = None
 
 
 class FileResolver(Protocol):

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
-from graphguard.languages.typescript.interim import ImportKind, ModuleResolver, Resolved
+from graphguard.languages.typescript.resolution import ImportKind, ModuleResolver, Resolved
 from graphguard.model import (
     NO_CALL,
     BindKind,

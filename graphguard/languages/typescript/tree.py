@@ -1,0 +1,70 @@
+"""The commit's files as module resolution sees them: the TS/JS sources, the config files, their parsed JSON.
+
+Pure over `read` (a tracked file's bytes). `configs` lists the tsconfig/jsconfig/package.json/pnpm-workspace.yaml
+paths of the commit; when a caller cannot list them (None), each folder of a source is probed through `read`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Collection
+from typing import Any
+
+from graphguard.languages.typescript import jsonc
+
+#: The names a folder's config files have (tsc looks for these two, in this order).
+PROJECT_NAMES = ("tsconfig.json", "jsconfig.json")
+MANIFEST = "package.json"
+PNPM_WORKSPACE = "pnpm-workspace.yaml"
+
+
+def folders(path: str) -> list[str]:
+    """A file's folders from its own up to the root ("")."""
+    out = []
+    d = posixpath.dirname(path)
+    while True:
+        out.append(d)
+        if not d:
+            return out
+        d = posixpath.dirname(d)
+
+
+class Files:
+    """One commit's sources and config files, each config parsed once."""
+
+    def __init__(self, sources: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None):
+        self.sources = frozenset(sources)
+        self._read = read
+        self._json: dict[str, dict[str, Any] | None] = {}
+        self._text: dict[str, str | None] = {}
+        self.dirs: set[str] = {""}
+        for p in self.sources:
+            self.dirs.update(folders(p))
+        if configs is None:  # probe: every folder of a source may hold a config
+            configs = [posixpath.join(d, n) for d in self.dirs for n in (*PROJECT_NAMES, MANIFEST, PNPM_WORKSPACE)]
+            configs = [c for c in configs if self.raw(c) is not None]
+        self.configs = frozenset(configs)
+        for c in self.configs:
+            self.dirs.update(folders(c))
+
+    def is_file(self, path: str) -> bool:
+        return path in self.sources
+
+    def raw(self, path: str) -> bytes | None:
+        return self._read(path)
+
+    def json(self, path: str) -> dict[str, Any] | None:
+        """A config or manifest as an object; None when the commit has no such file or it does not parse."""
+        if path not in self._json:
+            self._json[path] = jsonc.loads_object(self._read(path)) if path in self.configs or path.endswith(".json") else None
+        return self._json[path]
+
+    def text(self, path: str) -> str | None:
+        if path not in self._text:
+            data = self._read(path) if path in self.configs else None
+            self._text[path] = data.decode("utf-8", "replace") if data is not None else None
+        return self._text[path]
+
+    def named(self, name: str) -> list[str]:
+        """The config files of one name (`package.json`), sorted."""
+        return sorted(c for c in self.configs if c.rpartition("/")[2] == name)

@@ -1,0 +1,240 @@
+"""tsconfig.json/jsconfig.json as module resolution reads them: pure over `tree.Files`.
+
+A file is governed by the nearest config (tsconfig.json before jsconfig.json, folder by folder up to the root) that
+includes it, itself or through its `references` (a solution-style root lists its projects there); a file no config
+includes takes the nearest config (lenient: an editor would too), else the defaults. `extends` (a relative path, a
+workspace package's config, or an array merged in order) is followed; options that name paths are read relative to
+the config that declares them, `${configDir}` relative to the config that governs.
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from graphguard.languages.typescript import patterns
+from graphguard.languages.typescript.tree import PROJECT_NAMES, Files, folders
+
+#: `extends` chains longer than this are cut (a cycle is cut by the configs seen).
+MAX_EXTENDS = 16
+CONFIG_DIR = "${configDir}"
+_DEFAULT_EXCLUDE = ("node_modules", "bower_components", "jspm_packages")
+_TS_SOURCES = (".ts", ".tsx", ".mts", ".cts")
+_JS_SOURCES = (".js", ".jsx", ".mjs", ".cjs")
+
+
+class Mode(enum.Enum):
+    """`moduleResolution`, as tsc derives it when a config does not say (from `module`, then `target`)."""
+
+    NODE10 = "node10"
+    NODE16 = "node16"  # node16 and nodenext
+    BUNDLER = "bundler"
+    CLASSIC = "classic"
+
+
+@dataclass(frozen=True)
+class Located:
+    """A path-valued option and the folder of the config that declared it."""
+
+    value: str
+    base: str
+
+    def resolve(self, governing: str) -> str:
+        if self.value.startswith(CONFIG_DIR):
+            return patterns.normal(governing, "." + self.value[len(CONFIG_DIR):])
+        return patterns.normal(self.base, self.value)
+
+
+@dataclass(frozen=True)
+class Project:
+    """The options of one config, its `extends` merged, its paths relative to the repository root."""
+
+    path: str  # the config file ("" for the defaults)
+    mode: Mode
+    base_url: str | None
+    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> targets relative to the root (`*` kept)
+    root_dirs: tuple[str, ...]
+    module_suffixes: tuple[str, ...]
+    conditions: tuple[str, ...]
+    exports: bool
+    imports: bool
+    allow_js: bool
+    files: tuple[str, ...] | None
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    references: tuple[str, ...]
+    out_dir: str | None
+    root_dir: str | None
+
+    @property
+    def folder(self) -> str:
+        return posixpath.dirname(self.path)
+
+    def includes(self, path: str) -> bool:
+        if not path.endswith(_TS_SOURCES) and not (self.allow_js and path.endswith(_JS_SOURCES)):
+            return False
+        if self.files is not None and path in self.files:
+            return True
+        return any(patterns.matches(p, path) for p in self.include) and not any(patterns.matches(p, path) for p in self.exclude)
+
+
+DEFAULTS = Project("", Mode.NODE10, None, (), (), ("",), (), False, False, True, None, ("**/*",), _DEFAULT_EXCLUDE, (), None,
+                   None)
+
+
+def derive_mode(options: dict[str, Any]) -> Mode:
+    """tsc's getEmitModuleResolutionKind: `moduleResolution`, else from `module`, else from `target`."""
+    named = str(options.get("moduleResolution") or "").lower()
+    if named in ("node", "node10"):
+        return Mode.NODE10
+    if named in ("node16", "nodenext"):
+        return Mode.NODE16
+    if named in ("bundler", "classic"):
+        return Mode(named)
+    module = str(options.get("module") or "").lower()
+    if not module:
+        target = str(options.get("target") or "es5").lower()
+        module = "commonjs" if target in ("es3", "es5") else "es2015"
+    if module == "commonjs":
+        return Mode.NODE10
+    if module in ("node16", "node18", "node20", "nodenext"):
+        return Mode.NODE16
+    return Mode.BUNDLER if module == "preserve" else Mode.CLASSIC
+
+
+class Projects:
+    """Every config of a commit, loaded when first asked; `governing(path)` per source file."""
+
+    def __init__(self, files: Files, package_config: Callable[[str], str | None]):
+        self.files = files
+        self._package_config = package_config  # `extends: "@org/tsconfig/base.json"` -> the config's path
+        self._projects: dict[str, Project | None] = {}
+        self._governing: dict[str, Project] = {}
+
+    def governing(self, path: str) -> Project:
+        found = self._governing.get(path)
+        if found is None:
+            found = self._governing[path] = self._find(path)
+        return found
+
+    def _find(self, path: str) -> Project:
+        nearest: Project | None = None
+        for d in folders(path):
+            for name in PROJECT_NAMES:
+                project = self.load(posixpath.join(d, name))
+                if project is None:
+                    continue
+                owner = self._owner(project, path, set())
+                if owner is not None:
+                    return owner
+                nearest = nearest or project
+        return nearest or DEFAULTS
+
+    def _owner(self, project: Project, path: str, seen: set[str]) -> Project | None:
+        if project.path in seen or len(seen) > 64:
+            return None
+        seen.add(project.path)
+        if project.includes(path):
+            return project
+        for ref in project.references:
+            child = self.load(ref)
+            owner = self._owner(child, path, seen) if child is not None else None
+            if owner is not None:
+                return owner
+        return None
+
+    def load(self, path: str) -> Project | None:
+        if path not in self._projects:
+            self._projects[path] = None  # a cycle through references reads as no project
+            self._projects[path] = self._build(path)
+        return self._projects[path]
+
+    def _build(self, path: str) -> Project | None:
+        raw = self.files.json(path)
+        if raw is None:
+            return None
+        merged = self._merged(path, raw, 0, set())
+        options: dict[str, Any] = merged["compilerOptions"]
+        here = posixpath.dirname(path)
+
+        def loc(key: str) -> str | None:
+            v = options.get(key)
+            return v.resolve(here) if isinstance(v, Located) else None
+
+        base_url = loc("baseUrl")
+        paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if isinstance(options.get("__paths"), tuple):
+            table, declared = options["__paths"]
+            base = base_url if base_url is not None else declared
+            paths = tuple((k, tuple(Located(t, base).resolve(here) for t in v if isinstance(t, str)))
+                          for k, v in table.items() if isinstance(v, list))
+        root_dirs = tuple(r.resolve(here) for r in options.get("rootDirs", ()) if isinstance(r, Located))
+        suffixes = options.get("moduleSuffixes")
+        mode = derive_mode(options)
+        exports_on = mode in (Mode.NODE16, Mode.BUNDLER)
+        files = merged.get("files")
+        include = merged.get("include")
+        exclude = merged.get("exclude")
+        out_dir = loc("outDir")
+        allow_js = bool(options.get("allowJs", path.endswith("jsconfig.json")))
+        return Project(
+            path, mode, base_url, paths, root_dirs,
+            tuple(str(s) for s in suffixes) if isinstance(suffixes, list) else ("",),
+            tuple(str(c) for c in options.get("customConditions", ()) if isinstance(c, str)) if isinstance(
+                options.get("customConditions"), list) else (),
+            bool(options.get("resolvePackageJsonExports", exports_on)), bool(options.get("resolvePackageJsonImports", exports_on)),
+            allow_js,
+            tuple(f.resolve(here) for f in files) if files is not None else None,
+            tuple(i.resolve(here) for i in include) if include is not None else (() if files is not None else ("",)),
+            tuple(e.resolve(here) for e in exclude) if exclude is not None else
+            tuple(patterns.normal(here, e) for e in _DEFAULT_EXCLUDE) + ((out_dir,) if out_dir else ()),
+            tuple(self._reference(here, r) for r in merged.get("references", ())),
+            out_dir, loc("rootDir"))
+
+    def _reference(self, here: str, ref: str) -> str:
+        target = patterns.normal(here, ref)
+        return target if target.endswith(".json") else posixpath.join(target, "tsconfig.json")
+
+    def _merged(self, path: str, raw: dict[str, Any], depth: int, seen: set[str]) -> dict[str, Any]:
+        """The config's own settings over those of its `extends` (in order); path-valued ones `Located`."""
+        seen.add(path)
+        here = posixpath.dirname(path)
+        out: dict[str, Any] = {"compilerOptions": {}}
+        bases = raw.get("extends")
+        for base in ([bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []):
+            target = self._extends(here, base) if isinstance(base, str) else None
+            base_raw = self.files.json(target) if target is not None and target not in seen and depth < MAX_EXTENDS else None
+            if target is not None and base_raw is not None:
+                inherited = self._merged(target, base_raw, depth + 1, seen)
+                out["compilerOptions"].update(inherited["compilerOptions"])
+                out.update({k: v for k, v in inherited.items() if k in ("files", "include", "exclude")})
+        options = raw.get("compilerOptions")
+        for key, value in (options.items() if isinstance(options, dict) else ()):
+            if key in ("baseUrl", "outDir", "rootDir") and isinstance(value, str):
+                out["compilerOptions"][key] = Located(value, here)
+            elif key == "rootDirs" and isinstance(value, list):
+                out["compilerOptions"][key] = [Located(v, here) for v in value if isinstance(v, str)]
+            elif key == "paths" and isinstance(value, dict):
+                out["compilerOptions"]["__paths"] = (value, here)
+            else:
+                out["compilerOptions"][key] = value
+        for key in ("files", "include", "exclude"):
+            if isinstance(raw.get(key), list):
+                out[key] = [Located(v, here) for v in raw[key] if isinstance(v, str)]
+        refs = raw.get("references")
+        out["references"] = [r["path"] for r in refs if isinstance(r, dict) and isinstance(r.get("path"), str)] if isinstance(
+            refs, list) else []
+        return out
+
+    def _extends(self, here: str, base: str) -> str | None:
+        if base.startswith(CONFIG_DIR):
+            base = "." + base[len(CONFIG_DIR):]
+        if base.startswith(("./", "../", "/")) or base in (".", ".."):
+            target = patterns.normal(here, base.lstrip("/") if base.startswith("/") else base)
+            if not target.endswith(".json") and self.files.json(target) is None:
+                target += ".json"
+            return target
+        return self._package_config(base)
