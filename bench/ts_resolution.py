@@ -33,12 +33,14 @@ _KINDS = {"static": ImportKind.STATIC, "require": ImportKind.REQUIRE, "dynamic":
 def measure(repo: str, oracle: str) -> dict[str, object]:
     head = git.resolve_commit(repo, "HEAD") or "HEAD"
     entries = [e for e in git.ls_tree(repo, head) if "node_modules" not in e.path.split("/")]
-    sources = [e.path for e in entries if e.path.endswith(SUFFIXES)]
+    sources = [e.path for e in entries if e.path.endswith(SUFFIXES) and e.mode != git.MODE_SYMLINK]
+    links = {e.path: e.sha for e in entries if e.path.endswith(SUFFIXES) and e.mode == git.MODE_SYMLINK}
     configs = {e.path: e.sha for e in entries if is_config(e.path) or e.path.endswith(".json")}
     blobs = dict(git.read_blobs(repo, set(configs.values())))
     bundler = {e.path: e.sha for e in entries if "config" in e.path.rpartition("/")[2] and e.path.endswith(SUFFIXES)}
     blobs.update(git.read_blobs(repo, set(bundler.values())))
-    shas = {**configs, **bundler}
+    blobs.update(git.read_blobs(repo, set(links.values())))
+    shas = {**configs, **bundler, **links}
 
     def read(path: str) -> bytes | None:
         sha = shas.get(path)
@@ -46,7 +48,7 @@ def measure(repo: str, oracle: str) -> dict[str, object]:
 
     rows = [json.loads(line) for line in open(oracle) if line.strip()]
     cpu0, t0 = time.process_time(), time.perf_counter()
-    resolver = ModuleResolver(sources, read, [p for p in configs if is_config(p)])
+    resolver = ModuleResolver(sources, read, [p for p in configs if is_config(p)], list(links))
     answers = [resolver.resolve(r["file"], r["spec"], _KINDS.get(r["kind"], ImportKind.STATIC)) for r in rows]
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     same = wrong = beyond = counted = 0

@@ -297,3 +297,13 @@ def test_pnpm_workspace_yaml_block_and_flow_lists() -> None:
 
     assert pnpm_packages("packages:\n  - 'a/*'\n  - b # comment\nonlyBuilt: x\n") == ["a/*", "b"]
     assert pnpm_packages("packages: ['x/*', \"y\"]\n") == ["x/*", "y"]
+
+
+def test_a_symlinked_file_resolves_to_its_target_as_tsc_reports_it(make_repo: Callable[..., GitRepo],
+                                                                   graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({"shared/config.ts": "export const shared = 1;\n",
+                      "pkg/main.ts": 'import { shared } from "./root.config";\nexport const m = shared;\n'})
+    (repo.root / "pkg" / "root.config.ts").symlink_to("../shared/config.ts")
+    repo.commit("link")
+    got = _imports(graphguard, repo, "pkg/main.ts")
+    assert got[("pkg/main.ts", "./root.config")] == ("internal", "relative", "shared/config.ts")

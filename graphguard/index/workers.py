@@ -92,6 +92,7 @@ class _Job:
     _others: dict[str, FileResolver] = field(default_factory=dict)  # language -> its resolver (not Python's)
     _read: dict[str, bytes | None] = field(default_factory=dict)
     _configs: list[str] | None = None
+    _links: list[str] = field(default_factory=list)
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
@@ -111,7 +112,7 @@ class _Job:
         resolver = self._others.get(lang.name)
         if resolver is None:
             resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read,
-                                                                    configs=self.configs()))
+                                                                    configs=self.configs(), links=self._links))
         return lang.resolve_file(resolver, path)
 
     def paths_of(self, lang: Language) -> list[str]:
@@ -122,9 +123,11 @@ class _Job:
         return sorted(p for p in self.new if lang.claims(p))
 
     def configs(self) -> list[str] | None:
-        """The config files of module resolution at the job's commit (one ls-tree, before any fork)."""
+        """The config files of module resolution at the job's commit, and its symlinks (one ls-tree, before any fork)."""
         if self._configs is None and self.head:
-            self._configs = [e.path for e in git.ls_tree(self.indexer.paths.root, self.head) if is_config(e.path)]
+            entries = git.ls_tree(self.indexer.paths.root, self.head)
+            self._configs = [e.path for e in entries if is_config(e.path)]
+            self._links = [e.path for e in entries if e.mode == git.MODE_SYMLINK and for_path(e.path) is not None]
         return self._configs
 
     def read(self, path: str) -> bytes | None:

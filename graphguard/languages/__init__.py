@@ -40,6 +40,9 @@ class Tree:
     #: The commit's config files of module resolution (plan.is_config: tsconfig/jsconfig, package.json,
     #: pnpm-workspace.yaml); None when the caller cannot list them (the resolver then probes folders through `read`).
     configs: Collection[str] | None = None
+    #: The commit's symlinks with the language's suffixes (not indexed themselves): resolution follows them to their
+    #: target as tsc does (a link's blob, read through `read`, is its target).
+    links: Collection[str] = ()
 
 
 class FileResolver(Protocol):

@@ -62,7 +62,8 @@ class TypeScript:
         from graphguard.languages.typescript.resolution import ModuleResolver
         from graphguard.languages.typescript.resolver import Resolver
 
-        return Resolver(tree.paths, tree.load, tree.read, ModuleResolver(tree.paths, tree.read, tree.configs))
+        return Resolver(tree.paths, tree.load, tree.read, ModuleResolver(tree.paths, tree.read, tree.configs,
+                                                                                        tree.links))
 
     def resolve_file(self, resolver: Any, path: str) -> FileResolution:
         result: FileResolution = resolver.resolve_file(path)

@@ -74,8 +74,9 @@ class _Hit:
 class ModuleResolver:
     """One commit's TS/JS files and config files; memoised per governing config, folder and specifier."""
 
-    def __init__(self, paths: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None = None):
-        self.files = Files(paths, read, configs)
+    def __init__(self, paths: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None = None,
+                 links: Collection[str] = ()):
+        self.files = Files(paths, read, configs, links)
         self.packages = pkg.Packages(self.files)
         self.projects = Projects(self.files, self._package_config)
         self.loader = Loader(self.files, self.packages, self._source_of)
@@ -99,7 +100,7 @@ class ModuleResolver:
             for exts in passes:
                 hit = self._attempt(replace(st, exts=exts), project, importer, specifier)
                 if hit is not None:
-                    return Resolved(ImportStatus.INTERNAL, hit.category, hit.path)
+                    return Resolved(ImportStatus.INTERNAL, hit.category, self.files.real(hit.path) or hit.path)
         return self._unresolved(project, importer, specifier)
 
     # the passes: tsc's, then the lenient ones

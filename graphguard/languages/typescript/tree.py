@@ -32,8 +32,11 @@ def folders(path: str) -> list[str]:
 class Files:
     """One commit's sources and config files, each config parsed once."""
 
-    def __init__(self, sources: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None):
+    def __init__(self, sources: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None,
+                 links: Collection[str] = ()):
         self.sources = frozenset(sources)
+        self.links = frozenset(links)
+        self._real: dict[str, str | None] = {}
         self._read = read
         self._json: dict[str, dict[str, Any] | None] = {}
         self._text: dict[str, str | None] = {}
@@ -48,7 +51,19 @@ class Files:
             self.dirs.update(folders(c))
 
     def is_file(self, path: str) -> bool:
-        return path in self.sources
+        return path in self.sources or (path in self.links and self.real(path) in self.sources)
+
+    def real(self, path: str) -> str | None:
+        """A path with its symlinks followed (tsc reports a link's target); None for a link out of the repository."""
+        if path not in self.links:
+            return path
+        if path not in self._real:
+            self._real[path] = None  # a cycle of links leads nowhere
+            data = self._read(path)
+            text = data.decode("utf-8", "surrogateescape") if data is not None else ""
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path), text)) if text and not text.startswith("/") else ""
+            self._real[path] = self.real(target) if target and not target.startswith("..") else None
+        return self._real[path]
 
     def raw(self, path: str) -> bytes | None:
         return self._read(path)
