@@ -52,7 +52,7 @@ def measure(repo: str, oracle: str) -> dict[str, object]:
     answers = [resolver.resolve(r["file"], r["spec"], _KINDS.get(r["kind"], ImportKind.STATIC)) for r in rows]
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     same = wrong = beyond = counted = 0
-    misses = []
+    misses, extra = [], []
     for r, a in zip(rows, answers):
         want = r["target"]
         if want is not None and want.endswith(SUFFIXES):
@@ -64,8 +64,10 @@ def measure(repo: str, oracle: str) -> dict[str, object]:
                 misses.append((r["file"], r["spec"], want, a.target, a.category.value))
         elif want is None and a.target is not None:
             beyond += 1
+            extra.append((r["file"], r["spec"], a.target, a.category.value))
     return {"repo": os.path.basename(repo.rstrip("/")), "files": len(sources), "imports": len(rows), "counted": counted,
-            "same": same, "wrong": wrong, "beyond": beyond, "wall": wall, "cpu": cpu, "misses": misses}
+            "same": same, "wrong": wrong, "beyond": beyond, "wall": wall, "cpu": cpu, "misses": misses,
+            "extra": extra}
 
 
 def main(argv: list[str]) -> int:
@@ -84,6 +86,8 @@ def main(argv: list[str]) -> int:
               f"| {m['beyond']} | {rate:,.0f} | {float(m['cpu']):.2f} |")  # type: ignore[arg-type]
         for miss in m["misses"][:15]:  # type: ignore[index]
             print("  miss:", *miss, file=sys.stderr)
+        for more in m["extra"][:15]:  # type: ignore[index]
+            print("  beyond tsc:", *more, file=sys.stderr)
     return 0
 
 

@@ -118,12 +118,12 @@ def test_pnpm_workspace_exports_conditions_patterns_null_targets_arrays_and_self
     got = _imports(graphguard, make_repo(PNPM), "apps", "packages/money/src/parse.ts")
     main = "apps/shop/main.ts"
     # `types` names an unbuilt output: the next matching condition (`import`) is the source
-    assert got[(main, "@acme/money")] == ("internal", "workspace", "packages/money/src/index.ts")
-    assert got[(main, "@acme/money/parse")] == ("internal", "workspace", "packages/money/src/parse.ts")
-    assert got[(main, "@acme/money/utils/round")] == ("internal", "workspace", "packages/money/src/utils/round.ts")
+    assert got[(main, "@acme/money")] == ("internal", "exports", "packages/money/src/index.ts")
+    assert got[(main, "@acme/money/parse")] == ("internal", "exports", "packages/money/src/parse.ts")
+    assert got[(main, "@acme/money/utils/round")] == ("internal", "exports", "packages/money/src/utils/round.ts")
     assert got[(main, "@acme/money/internal/secret")] == ("unresolved", "missing", None)  # a null target, not `./*`
-    assert got[(main, "@acme/money/styled")] == ("internal", "workspace", "packages/money/src/styled.ts")  # custom condition
-    assert got[(main, "@acme/money/extra")] == ("internal", "workspace", "packages/money/src/extra.ts")
+    assert got[(main, "@acme/money/styled")] == ("internal", "exports", "packages/money/src/styled.ts")  # custom condition
+    assert got[(main, "@acme/money/extra")] == ("internal", "exports", "packages/money/src/extra.ts")
     assert got[(main, "ignored-pkg")] == ("external", "package", None)  # excluded by `!packages/ignored`
     assert got[("packages/money/src/parse.ts", "@acme/money")] == ("internal", "self", "packages/money/src/index.ts")
 
@@ -307,3 +307,20 @@ def test_a_symlinked_file_resolves_to_its_target_as_tsc_reports_it(make_repo: Ca
     repo.commit("link")
     got = _imports(graphguard, repo, "pkg/main.ts")
     assert got[("pkg/main.ts", "./root.config")] == ("internal", "relative", "shared/config.ts")
+
+
+def test_a_nested_workspace_sees_its_own_packages_first(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "package.json": '{"workspaces": ["packages/*"]}\n',
+        "packages/ui/package.json": '{"name": "@ws/ui", "main": "index.ts"}\n',
+        "packages/ui/index.ts": "export const rootUi = 1;\n",
+        "templates/t1/pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+        "templates/t1/packages/ui/package.json": '{"name": "@ws/ui", "main": "index.ts"}\n',
+        "templates/t1/packages/ui/index.ts": "export const t1Ui = 1;\n",
+        "templates/t1/app.ts": 'import { t1Ui } from "@ws/ui";\nexport const a = t1Ui;\n',
+        "packages/app/package.json": '{"name": "app"}\n',
+        "packages/app/app.ts": 'import { rootUi } from "@ws/ui";\nexport const a = rootUi;\n',
+    })
+    got = _imports(graphguard, repo, "templates/t1/app.ts", "packages/app/app.ts")
+    assert got[("templates/t1/app.ts", "@ws/ui")] == ("internal", "workspace", "templates/t1/packages/ui/index.ts")
+    assert got[("packages/app/app.ts", "@ws/ui")] == ("internal", "workspace", "packages/ui/index.ts")

@@ -49,7 +49,7 @@ class Packages:
 
     def __init__(self, files: Files):
         self.files = files
-        self._workspaces: dict[str, str] | None = None
+        self._workspaces: dict[str, dict[str, str]] | None = None
 
     def manifest(self, folder: str) -> dict[str, Any] | None:
         return self.files.json(posixpath.join(folder, MANIFEST))
@@ -61,38 +61,48 @@ class Packages:
                 return d
         return None
 
-    def workspace(self, name: str) -> str | None:
-        """The folder of the workspace package so named."""
+    def workspace(self, name: str, importer: str) -> str | None:
+        """The folder of the workspace package so named, as node_modules would hold it for a file of `importer`'s
+        folder: the packages of the workspace roots above it, the nearest root first (a template with a workspace of
+        its own sees its own packages)."""
         if self._workspaces is None:
             self._workspaces = self._collect()
-        return self._workspaces.get(name)
+        for root in [importer, *folders(importer)] if importer else [""]:
+            found = self._workspaces.get(root, {}).get(name)
+            if found is not None:
+                return found
+        return None
 
-    def _globs(self) -> list[str]:
-        globs: list[str] = []
+    def _globs(self) -> dict[str, list[str]]:
+        """Workspace root folder -> its package globs (relative to the repository root)."""
+        out: dict[str, list[str]] = {}
         for manifest in self.files.named(MANIFEST):
             data = self.files.json(manifest) or {}
             ws = data.get("workspaces")
             listed = ws.get("packages") if isinstance(ws, dict) else ws
             base = posixpath.dirname(manifest)
-            globs += [_joined(base, g) for g in listed if isinstance(g, str)] if isinstance(listed, list) else []
+            if isinstance(listed, list):
+                out.setdefault(base, []).extend(_joined(base, g) for g in listed if isinstance(g, str))
         for yaml in self.files.named(PNPM_WORKSPACE):
-            globs += [_joined(posixpath.dirname(yaml), g) for g in pnpm_packages(self.files.text(yaml) or "")]
-        return globs
+            base = posixpath.dirname(yaml)
+            out.setdefault(base, []).extend(_joined(base, g) for g in pnpm_packages(self.files.text(yaml) or ""))
+        return out
 
-    def _collect(self) -> dict[str, str]:
-        globs = self._globs()
-        keep = [g for g in globs if not g.startswith("!")]
-        drop = [g[1:] for g in globs if g.startswith("!")]
-        out: dict[str, str] = {}
-        for manifest in self.files.named(MANIFEST):
-            folder = posixpath.dirname(manifest)
-            if "node_modules" in folder.split("/"):
-                continue
-            if not any(patterns.matches_folder(g, folder) for g in keep) or any(patterns.matches_folder(g, folder) for g in drop):
-                continue
-            name = (self.files.json(manifest) or {}).get("name")
-            if isinstance(name, str) and name not in out:
-                out[name] = folder
+    def _collect(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        manifests = [posixpath.dirname(m) for m in self.files.named(MANIFEST)]
+        for root, globs in self._globs().items():
+            keep = [g for g in globs if not g.startswith("!")]
+            drop = [g[1:] for g in globs if g.startswith("!")]
+            names = out.setdefault(root, {})
+            for folder in manifests:
+                if "node_modules" in folder.split("/"):
+                    continue
+                if not any(patterns.matches_folder(g, folder) for g in keep) or any(patterns.matches_folder(g, folder) for g in drop):
+                    continue
+                name = (self.manifest(folder) or {}).get("name")
+                if isinstance(name, str) and name not in names:
+                    names[name] = folder
         return out
 
 

@@ -15,6 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 from graphguard.languages.typescript import packages as pkg
 from graphguard.languages.typescript.loading import ALL, TYPED, Ext, Loader, State, match_key, remove_extension
@@ -176,9 +177,9 @@ class ModuleResolver:
         if ":" in specifier:
             return None
         name, rest = pkg.split_name(specifier)
-        folder = self.packages.workspace(name)
+        folder = self.packages.workspace(name, here)
         found = self._package(st, folder, rest) if folder is not None else None
-        return _Hit(found, Category.WORKSPACE) if found is not None else None
+        return found
 
     def _imports(self, st: State, project: Project, here: str, specifier: str) -> _Hit | None:
         """loadModuleFromImports: the nearest package.json's `imports`."""
@@ -212,16 +213,23 @@ class ModuleResolver:
                 return _Hit(found, Category.SELF)
         return None
 
-    def _package(self, st: State, folder: str, rest: str) -> str | None:
-        """loadModuleFromSpecificNodeModulesDirectory over a workspace package's folder."""
+    def _package(self, st: State, folder: str, rest: str) -> _Hit | None:
+        """loadModuleFromSpecificNodeModulesDirectory over a workspace package's folder (`exports` when it has them
+        and the mode reads them, else its files, `typesVersions`, `types`/`main` and `index`)."""
         candidate = posixpath.join(folder, rest) if rest else folder
         manifest = self.packages.manifest(folder)
         nested = self.packages.manifest(candidate) if rest else None
-        if nested is not None and not (st.exports and manifest is not None and "exports" in manifest):
-            return self.loader.file(st, candidate) or self.loader.directory(st, candidate, nested)
         if manifest is not None and "exports" in manifest and st.exports:
             subpath = "./" + rest if rest else "."
-            return self.loader.targets(st, pkg.export_targets(manifest, folder, subpath, st.conditions), lambda _: None)
+            exported = self.loader.targets(st, pkg.export_targets(manifest, folder, subpath, st.conditions), lambda _: None)
+            return _Hit(exported, Category.EXPORTS) if exported is not None else None
+        found = self._package_files(st, folder, rest, candidate, manifest, nested)
+        return _Hit(found, Category.WORKSPACE) if found is not None else None
+
+    def _package_files(self, st: State, folder: str, rest: str, candidate: str, manifest: dict[str, Any] | None,
+                       nested: dict[str, Any] | None) -> str | None:
+        if nested is not None:  # `pkg/sub` with a package.json of its own
+            return self.loader.file(st, candidate) or self.loader.directory(st, candidate, nested)
 
         def load(cand: str) -> str | None:
             found = self.loader.file(st, cand) if rest or not st.esm else None
@@ -247,7 +255,7 @@ class ModuleResolver:
         if matched is not None and matched[0] != "*":
             return missing
         name, _ = pkg.split_name(specifier)
-        if self.packages.workspace(name) is not None:
+        if self.packages.workspace(name, posixpath.dirname(importer)) is not None:
             return missing
         scope = self.packages.scope(posixpath.dirname(importer))
         if scope is not None and (self.packages.manifest(scope) or {}).get("name") == name:
@@ -289,10 +297,10 @@ class ModuleResolver:
 
     # configs of packages, outputs of builds
 
-    def _package_config(self, specifier: str) -> str | None:
-        """`extends: "@org/tsconfig/base.json"`: the config file of a workspace package."""
+    def _package_config(self, here: str, specifier: str) -> str | None:
+        """`extends: "@org/tsconfig/base.json"` in a config of folder `here`: the config file of a workspace package."""
         name, rest = pkg.split_name(specifier)
-        folder = self.packages.workspace(name)
+        folder = self.packages.workspace(name, here)
         if folder is None:
             return None
         if rest:

@@ -108,7 +108,7 @@ def derive_mode(options: dict[str, Any]) -> Mode:
 class Projects:
     """Every config of a commit, loaded when first asked; `governing(path)` per source file."""
 
-    def __init__(self, files: Files, package_config: Callable[[str], str | None]):
+    def __init__(self, files: Files, package_config: Callable[[str, str], str | None]):
         self.files = files
         self._package_config = package_config  # `extends: "@org/tsconfig/base.json"` -> the config's path
         self._projects: dict[str, Project | None] = {}
@@ -237,4 +237,4 @@ class Projects:
             if not target.endswith(".json") and self.files.json(target) is None:
                 target += ".json"
             return target
-        return self._package_config(base)
+        return self._package_config(here, base)
