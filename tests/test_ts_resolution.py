@@ -324,3 +324,38 @@ def test_a_nested_workspace_sees_its_own_packages_first(make_repo: Callable[...,
     got = _imports(graphguard, repo, "templates/t1/app.ts", "packages/app/app.ts")
     assert got[("templates/t1/app.ts", "@ws/ui")] == ("internal", "workspace", "templates/t1/packages/ui/index.ts")
     assert got[("packages/app/app.ts", "@ws/ui")] == ("internal", "workspace", "packages/ui/index.ts")
+
+
+SHARED_CONFIG = {
+    "pnpm-workspace.yaml": "packages:\n  - packages/*\n  - apps/*\n",
+    "packages/tsconfig/package.json": '{"name": "@acme/tsconfig"}\n',
+    "packages/tsconfig/base.json": """
+        {"compilerOptions": {"moduleResolution": "bundler", "module": "esnext", "moduleSuffixes": [".native", ""],
+                             "paths": {"@/*": ["${configDir}/src/*"]}}}
+    """,
+    "apps/web/package.json": '{"name": "web"}\n',
+    "apps/web/tsconfig.json": '{"extends": "@acme/tsconfig/base.json", "include": ["src"]}\n',
+    "apps/web/src/money.ts": "export function parse(text: string, currency: string): number { return 0; }\n",
+    "apps/web/src/button.native.tsx": "export const Button = () => null;\n",
+    "apps/web/src/button.tsx": "export const Button = () => 1;\n",
+    "apps/web/src/use.ts": """
+        import { parse } from "@/money";
+        import { Button } from "./button";
+        export const widget = Button;
+        export function run() { return parse("1", "EUR"); }
+    """,
+}
+
+
+def test_extends_from_a_workspace_package_module_suffixes_and_a_staged_break_through_an_alias(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(SHARED_CONFIG)
+    got = _imports(graphguard, repo, "apps/web/src/use.ts")
+    assert got[("apps/web/src/use.ts", "@/money")] == ("internal", "paths", "apps/web/src/money.ts")
+    assert got[("apps/web/src/use.ts", "./button")] == ("internal", "relative", "apps/web/src/button.native.tsx")
+    repo.write({"apps/web/src/money.ts": "export function parse(text: string, currency: string, rate: number): number { return 0; }\n"})
+    repo.git("add", "-A")
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1, result.out
+    (change,) = [c for c in result.json["changes"] if c["symbol"] == "apps/web/src/money.ts#parse"]
+    assert {(c["caller"], c["status"]) for c in change["callers"] if c["kind"] == "call"} == {("apps/web/src/use.ts#run", "broken")}
