@@ -359,3 +359,19 @@ def test_extends_from_a_workspace_package_module_suffixes_and_a_staged_break_thr
     assert result.code == 1, result.out
     (change,) = [c for c in result.json["changes"] if c["symbol"] == "apps/web/src/money.ts#parse"]
     assert {(c["caller"], c["status"]) for c in change["callers"] if c["kind"] == "call"} == {("apps/web/src/use.ts#run", "broken")}
+
+
+def test_files_of_one_folder_resolve_by_their_own_format_under_nodenext(make_repo: Callable[..., GitRepo],
+                                                                        graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "package.json": '{"name": "svc", "workspaces": ["dual"]}\n',
+        "tsconfig.json": '{"compilerOptions": {"module": "nodenext"}}\n',
+        "dual/package.json": '{"name": "dual", "exports": {".": {"import": "./esm.ts", "require": "./cjs.ts"}}}\n',
+        "dual/esm.ts": "export const esm = 1;\n",
+        "dual/cjs.ts": "export const cjs = 1;\n",
+        "src/a.mts": 'import { esm } from "dual";\nexport const a = esm;\n',
+        "src/b.ts": 'import { cjs } from "dual";\nexport const b = cjs;\n',  # a CommonJS file: `import` compiles to require
+    })
+    got = _imports(graphguard, repo, "src")
+    assert got[("src/a.mts", "dual")] == ("internal", "exports", "dual/esm.ts")
+    assert got[("src/b.ts", "dual")] == ("internal", "exports", "dual/cjs.ts")

@@ -305,7 +305,7 @@ class ModuleResolver:
             return None
         if rest:
             target = posixpath.join(folder, rest)
-            return target if target.endswith(".json") or self.files.json(target) is not None else target + ".json"
+            return target if target.endswith(".json") or self.files.json(target, listed=False) is not None else target + ".json"
         field = (self.packages.manifest(folder) or {}).get("tsconfig")
         return posixpath.join(folder, str(field)) if isinstance(field, str) else posixpath.join(folder, "tsconfig.json")
 

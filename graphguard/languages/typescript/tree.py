@@ -68,10 +68,13 @@ class Files:
     def raw(self, path: str) -> bytes | None:
         return self._read(path)
 
-    def json(self, path: str) -> dict[str, Any] | None:
-        """A config or manifest as an object; None when the commit has no such file or it does not parse."""
+    def json(self, path: str, *, listed: bool = True) -> dict[str, Any] | None:
+        """A config or manifest as an object; None when the commit has no such file or it does not parse. Only the
+        listed config files are read (a manifest is asked for in every folder); `listed=False` reads any `.json`
+        file (what an `extends` names: `configs/base.json`)."""
         if path not in self._json:
-            self._json[path] = jsonc.loads_object(self._read(path)) if path in self.configs or path.endswith(".json") else None
+            wanted = path in self.configs or (not listed and path.endswith(".json"))
+            self._json[path] = jsonc.loads_object(self._read(path)) if wanted else None
         return self._json[path]
 
     def text(self, path: str) -> str | None:

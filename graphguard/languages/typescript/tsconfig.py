@@ -140,20 +140,21 @@ class Projects:
         if project.includes(path):
             return project
         for ref in project.references:
-            child = self.load(ref)
+            child = self.load(ref, listed=False)
             owner = self._owner(child, path, seen) if child is not None else None
             if owner is not None:
                 return owner
         return None
 
-    def load(self, path: str) -> Project | None:
+    def load(self, path: str, *, listed: bool = True) -> Project | None:
+        """The config at `path` (`listed=False`: also one not named like a config, as `references` may name it)."""
         if path not in self._projects:
             self._projects[path] = None  # a cycle through references reads as no project
-            self._projects[path] = self._build(path)
+            self._projects[path] = self._build(path, listed)
         return self._projects[path]
 
-    def _build(self, path: str) -> Project | None:
-        raw = self.files.json(path)
+    def _build(self, path: str, listed: bool) -> Project | None:
+        raw = self.files.json(path, listed=listed)
         if raw is None:
             return None
         merged = self._merged(path, raw, 0, set())
@@ -206,7 +207,7 @@ class Projects:
         bases = raw.get("extends")
         for base in ([bases] if isinstance(bases, str) else bases if isinstance(bases, list) else []):
             target = self._extends(here, base) if isinstance(base, str) else None
-            base_raw = self.files.json(target) if target is not None and target not in seen and depth < MAX_EXTENDS else None
+            base_raw = self.files.json(target, listed=False) if target is not None and target not in seen and depth < MAX_EXTENDS else None
             if target is not None and base_raw is not None:
                 inherited = self._merged(target, base_raw, depth + 1, seen)
                 out["compilerOptions"].update(inherited["compilerOptions"])
@@ -234,7 +235,7 @@ class Projects:
             base = "." + base[len(CONFIG_DIR):]
         if base.startswith(("./", "../", "/")) or base in (".", ".."):
             target = patterns.normal(here, base.lstrip("/") if base.startswith("/") else base)
-            if not target.endswith(".json") and self.files.json(target) is None:
+            if not target.endswith(".json") and self.files.json(target, listed=False) is None:
                 target += ".json"
             return target
         return self._package_config(here, base)
