@@ -8,6 +8,7 @@ same file; `State` holds what tsc keeps in its resolution state (extensions, ESM
 from __future__ import annotations
 
 import enum
+import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -90,14 +91,10 @@ class Loader:
 
     def add_extension(self, st: State, stem: str, ext: str) -> str | None:
         """tryAddingExtensions (with `moduleSuffixes`)."""
-        order = SUBSTITUTES.get(ext)
-        if order is None:  # `./styles.css` may have `styles.d.css.ts`
-            order = ((Ext.DECL, f".d{ext}.ts"),) if not ext.startswith(".d.") else ()
-        for flag, new in order:
-            if st.exts & flag:
-                for suffix in st.suffixes:
-                    if self.files.is_file(stem + suffix + new):
-                        return stem + suffix + new
+        for new in _extensions(ext, st.exts):
+            for suffix in st.suffixes:
+                if self.files.is_file(stem + suffix + new):
+                    return stem + suffix + new
         return None
 
     def relative(self, st: State, candidate: str, *, manifest: bool = True) -> str | None:
@@ -171,6 +168,15 @@ class Loader:
             if hit is not None:
                 return hit
         return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _extensions(ext: str, exts: Ext) -> tuple[str, ...]:
+    """The extensions tried for a specifier's extension, those of the pass's kinds only."""
+    order = SUBSTITUTES.get(ext)
+    if order is None:  # `./styles.css` may have `styles.d.css.ts`
+        order = ((Ext.DECL, f".d{ext}.ts"),) if not ext.startswith(".d.") else ()
+    return tuple(new for flag, new in order if exts & flag)
 
 
 def match_key(table: Iterable[str], name: str) -> tuple[str, str] | None:

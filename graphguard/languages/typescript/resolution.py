@@ -83,6 +83,8 @@ class ModuleResolver:
         self.loader = Loader(self.files, self.packages, self._source_of)
         self._memo: dict[tuple[str, str, str, str, ImportKind], Resolved] = {}
         self._aliases: tuple[str, ...] | None = None
+        self._sources: dict[str, str | None] = {}
+        self._passes: dict[tuple[str, bool, ImportKind], list[tuple[State, tuple[Ext, ...]]]] = {}
 
     def resolve(self, importer: str, specifier: str, kind: ImportKind = ImportKind.STATIC) -> Resolved:
         if kind is ImportKind.DYNAMIC and not specifier:
@@ -97,7 +99,11 @@ class ModuleResolver:
     def _resolve(self, project: Project, importer: str, specifier: str, kind: ImportKind) -> Resolved:
         if specifier.startswith("node:"):
             return Resolved(ImportStatus.EXTERNAL, Category.BUILTIN, None)
-        for st, passes in self._states(project, importer, kind):
+        key = (project.path, self._esm_file(importer), kind)
+        states = self._passes.get(key)
+        if states is None:
+            states = self._passes[key] = list(self._states(project, key[1], kind))
+        for st, passes in states:
             for exts in passes:
                 hit = self._attempt(replace(st, exts=exts), project, importer, specifier)
                 if hit is not None:
@@ -106,8 +112,8 @@ class ModuleResolver:
 
     # the passes: tsc's, then the lenient ones
 
-    def _states(self, project: Project, importer: str, kind: ImportKind) -> Iterator[tuple[State, tuple[Ext, ...]]]:
-        require = kind in _REQUIRES or (project.mode is Mode.NODE16 and not self._esm_file(importer) and kind is not ImportKind.DYNAMIC)
+    def _states(self, project: Project, esm_file: bool, kind: ImportKind) -> Iterator[tuple[State, tuple[Ext, ...]]]:
+        require = kind in _REQUIRES or (project.mode is Mode.NODE16 and not esm_file and kind is not ImportKind.DYNAMIC)
         conditions = ("require" if require else "import", "types") + (("node",) if project.mode is Mode.NODE16 else ())
         strict = State(ALL, project.mode is Mode.NODE16 and not require, conditions + project.conditions, project.exports,
                        project.imports, project.module_suffixes)
@@ -312,6 +318,11 @@ class ModuleResolver:
     def _source_of(self, output: str) -> str | None:
         """A build output (`packages/a/dist/x.d.ts`) as its source without extension (`packages/a/src/x`), by the
         outDir and rootDir of the nearest config."""
+        if output not in self._sources:
+            self._sources[output] = self._mapped(output)
+        return self._sources[output]
+
+    def _mapped(self, output: str) -> str | None:
         stem, _ = remove_extension(output)
         for folder in _folders_up(posixpath.dirname(output)):
             project = self.projects.load(posixpath.join(folder, "tsconfig.json"))

@@ -40,15 +40,11 @@ class Files:
         self._read = read
         self._json: dict[str, dict[str, Any] | None] = {}
         self._text: dict[str, str | None] = {}
-        self.dirs: set[str] = {""}
-        for p in self.sources:
-            self.dirs.update(folders(p))
         if configs is None:  # probe: every folder of a source may hold a config
-            configs = [posixpath.join(d, n) for d in self.dirs for n in (*PROJECT_NAMES, MANIFEST, PNPM_WORKSPACE)]
+            dirs = {d for p in self.sources for d in folders(p)}
+            configs = [posixpath.join(d, n) for d in sorted(dirs) for n in (*PROJECT_NAMES, MANIFEST, PNPM_WORKSPACE)]
             configs = [c for c in configs if self.raw(c) is not None]
         self.configs = frozenset(configs)
-        for c in self.configs:
-            self.dirs.update(folders(c))
 
     def is_file(self, path: str) -> bool:
         return path in self.sources or (path in self.links and self.real(path) in self.sources)
