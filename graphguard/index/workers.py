@@ -126,8 +126,11 @@ class _Job:
         """The config files of module resolution at the job's commit, and its symlinks (one ls-tree, before any fork)."""
         if self._configs is None and self.head:
             entries = git.ls_tree(self.indexer.paths.root, self.head)
-            self._configs = [e.path for e in entries if is_config(e.path)]
-            self._links = [e.path for e in entries if e.mode == git.MODE_SYMLINK and for_path(e.path) is not None]
+            wanted = [e for e in entries if is_config(e.path) or (e.mode == git.MODE_SYMLINK and for_path(e.path) is not None)]
+            self._configs = [e.path for e in wanted if is_config(e.path)]
+            self._links = [e.path for e in wanted if e.mode == git.MODE_SYMLINK]
+            data = dict(git.read_blobs(self.indexer.paths.root, {e.sha for e in wanted}))  # one cat-file for them all
+            self._read.update((e.path, data.get(e.sha)) for e in wanted)
         return self._configs
 
     def read(self, path: str) -> bytes | None:
