@@ -33,6 +33,7 @@ ALIASES = {
               "@lib/*": ["missing/*", "lib/*"],
               "@app/config": ["src/config/index.ts"],
               "@app/*": ["src/app/*"],
+              "react": ["./node_modules/@types/react"],
             },
           },
         }
@@ -49,7 +50,8 @@ ALIASES = {
         import { config } from "@app/config";
         import { z } from "utils/z";
         import { gone } from "@/nothing";
-        export const all = [x, y, config, z, gone];
+        import React from "react";
+        export const all = [x, y, config, z, gone, React];
     """,
     "apps/web/tsconfig.json": """
         {"extends": ["../../tsconfig.base.json"],
@@ -72,6 +74,7 @@ def test_paths_longest_prefix_each_target_in_order_baseurl_and_extends(make_repo
     assert got[("src/a.ts", "@app/config")] == ("internal", "paths", "src/config/index.ts")  # exact key over `@app/*`
     assert got[("src/a.ts", "utils/z")] == ("internal", "base-url", "utils/z.ts")
     assert got[("src/a.ts", "@/nothing")] == ("unresolved", "missing", None)
+    assert got[("src/a.ts", "react")] == ("external", "package", None)  # an alias into node_modules
     # `${configDir}` is the extending config's folder; its own `paths` replace the base's, relative to itself
     assert got[("apps/web/src/page.tsx", "#web/button")] == ("internal", "paths", "apps/web/src/button.tsx")
     assert got[("apps/web/src/page.tsx", "@/util/x")] == ("internal", "paths", "src/util/x.ts")

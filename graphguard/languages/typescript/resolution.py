@@ -257,8 +257,10 @@ class ModuleResolver:
             return self._unresolved(project, importer, bare) if bare is not None else missing
         if _relative(specifier):
             return missing
-        matched = match_key(dict(project.paths), specifier)
-        if matched is not None and matched[0] != "*":
+        table = dict(project.paths)
+        matched = match_key(table, specifier)
+        # an alias of the repository's files (not `*`, not one into node_modules: `"react": ["./node_modules/@types/react"]`)
+        if matched is not None and matched[0] != "*" and not all("node_modules" in t.split("/") for t in table[matched[0]]):
             return missing
         name, _ = pkg.split_name(specifier)
         if self.packages.workspace(name, posixpath.dirname(importer)) is not None:
