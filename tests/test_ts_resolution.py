@@ -378,3 +378,23 @@ def test_files_of_one_folder_resolve_by_their_own_format_under_nodenext(make_rep
     got = _imports(graphguard, repo, "src")
     assert got[("src/a.mts", "dual")] == ("internal", "exports", "dual/esm.ts")
     assert got[("src/b.ts", "dual")] == ("internal", "exports", "dual/cjs.ts")
+
+
+def test_a_source_condition_another_config_declares_serves_a_file_whose_config_does_not(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "pnpm-workspace.yaml": "packages:\n  - packages/*\n  - examples/*\n",
+        "tsconfig.json": '{"compilerOptions": {"moduleResolution": "bundler", "module": "esnext", "customConditions": ["@acme/source"]}}\n',
+        "packages/core/package.json": """
+            {"name": "@acme/core", "exports": {".": {"@acme/source": "./src/index.ts", "types": "./dist/index.d.ts",
+                                                     "default": "./dist/index.mjs"}}}
+        """,
+        "packages/core/src/index.ts": "export const core = 1;\n",
+        "packages/core/src/use.ts": 'import { core } from "@acme/core";\nexport const u = core;\n',
+        "examples/app/package.json": '{"name": "example-app"}\n',
+        "examples/app/tsconfig.json": '{"compilerOptions": {"moduleResolution": "bundler", "module": "esnext"}}\n',
+        "examples/app/main.ts": 'import { core } from "@acme/core";\nexport const m = core;\n',
+    })
+    got = _imports(graphguard, repo, "examples/app/main.ts", "packages/core/src/use.ts")
+    assert got[("packages/core/src/use.ts", "@acme/core")] == ("internal", "self", "packages/core/src/index.ts")
+    assert got[("examples/app/main.ts", "@acme/core")] == ("internal", "exports", "packages/core/src/index.ts")

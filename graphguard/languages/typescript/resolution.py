@@ -123,7 +123,10 @@ class ModuleResolver:
         if lenient != strict:
             yield lenient, passes
         yield replace(lenient, exports=False), (TYPED, Ext.JS)
-        yield replace(lenient, map_outputs=True), (ALL,)
+        # last: build outputs read as sources, and the conditions any config of the repository declares (a package's
+        # `"@org/source": "./src/index.ts"` serves the files whose own config does not name it)
+        declared = tuple(c for c in self.projects.declared_conditions() if c not in lenient.conditions)
+        yield replace(lenient, map_outputs=True, conditions=lenient.conditions + declared), (ALL,)
 
     def _esm_file(self, path: str) -> bool:
         if path.endswith((".mts", ".mjs")):

@@ -113,6 +113,7 @@ class Projects:
         self._package_config = package_config  # `extends: "@org/tsconfig/base.json"` -> the config's path
         self._projects: dict[str, Project | None] = {}
         self._governing: dict[str, Project] = {}
+        self._declared: tuple[str, ...] | None = None
 
     def governing(self, path: str) -> Project:
         found = self._governing.get(path)
@@ -145,6 +146,16 @@ class Projects:
             if owner is not None:
                 return owner
         return None
+
+    def declared_conditions(self) -> tuple[str, ...]:
+        """The `customConditions` of every tsconfig/jsconfig of the commit, in path order."""
+        if self._declared is None:
+            found: dict[str, None] = {}
+            for path in sorted(c for c in self.files.configs if c.rpartition("/")[2].startswith(("tsconfig", "jsconfig"))):
+                project = self.load(path)
+                found.update(dict.fromkeys(project.conditions if project is not None else ()))
+            self._declared = tuple(found)
+        return self._declared
 
     def load(self, path: str, *, listed: bool = True) -> Project | None:
         """The config at `path` (`listed=False`: also one not named like a config, as `references` may name it)."""
