@@ -288,6 +288,9 @@ def test_jsonc_reads_comments_and_trailing_commas(text: bytes, value: object) ->
     ("src/*.ts", "src/a/b.ts", False),
     ("**/*", "a/b.tsx", True),
     ("src/?.ts", "src/a.ts", True),
+    ("**/*", ".hidden/a.ts", False),
+    ("**/*", "a/node_modules/b.ts", False),
+    ("src/*", "src/.eslintrc.js", False),
 ])
 def test_include_patterns(pattern: str, path: str, hit: bool) -> None:
     from graphguard.languages.typescript.patterns import matches

@@ -1,7 +1,8 @@
 """Globs of tsconfig `include`/`exclude` and of workspace package lists: pure.
 
-tsconfig: `*` matches within one path segment, `?` one character, `**/` any run of folders; a pattern whose last
-segment has no wildcard and no extension names a folder (everything below it). Workspaces (`packages/*`,
+tsconfig: `*` matches within one path segment, `?` one character, `**/` any run of folders (not those whose name
+starts with a dot, nor node_modules); a wildcard does not match a leading dot; a pattern whose last segment has
+no wildcard and no extension names a folder (everything below it). Workspaces (`packages/*`,
 `apps/**`, `!excluded`) name folders the same way.
 """
 
@@ -17,11 +18,12 @@ def _regex(glob: str, *, folder_suffix: bool) -> re.Pattern[str]:
     parts = glob.split("/")
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        if part == "**":
-            out.append("(?:[^/]+/)*" if not last else ".*")
+        if part == "**":  # as tsc: no folder whose name starts with a dot, no node_modules and its kin
+            out.append(r"(?:(?!(?:node_modules|bower_components|jspm_packages)/)[^/.][^/]*/)*" if not last else ".*")
             continue
         piece = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
-        out.append(piece + ("" if last else "/"))
+        lead = r"(?!\.)" if part[:1] in ("*", "?") else ""  # a wildcard does not match a leading dot
+        out.append(lead + piece + ("" if last else "/"))
     body = "".join(out)
     if folder_suffix:
         body += "(?:/.*)?"

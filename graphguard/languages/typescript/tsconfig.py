@@ -171,40 +171,17 @@ class Projects:
         merged = self._merged(path, raw, 0, set())
         options: dict[str, Any] = merged["compilerOptions"]
         here = posixpath.dirname(path)
-
-        def loc(key: str) -> str | None:
-            v = options.get(key)
-            return v.resolve(here) if isinstance(v, Located) else None
-
-        base_url = loc("baseUrl")
-        paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
-        if isinstance(options.get("__paths"), tuple):
-            table, declared = options["__paths"]
-            base = base_url if base_url is not None else declared
-            paths = tuple((k, tuple(Located(t, base).resolve(here) for t in v if isinstance(t, str)))
-                          for k, v in table.items() if isinstance(v, list))
-        root_dirs = tuple(r.resolve(here) for r in options.get("rootDirs", ()) if isinstance(r, Located))
-        suffixes = options.get("moduleSuffixes")
+        base_url, out_dir = _located(options, "baseUrl", here), _located(options, "outDir", here)
         mode = derive_mode(options)
         exports_on = mode in (Mode.NODE16, Mode.BUNDLER)
-        files = merged.get("files")
-        include = merged.get("include")
-        exclude = merged.get("exclude")
-        out_dir = loc("outDir")
-        allow_js = bool(options.get("allowJs", path.endswith("jsconfig.json")))
+        files, include, exclude = _membership(merged, here, out_dir)
         return Project(
-            path, mode, base_url, paths, root_dirs,
-            tuple(str(s) for s in suffixes) if isinstance(suffixes, list) else ("",),
-            tuple(str(c) for c in options.get("customConditions", ()) if isinstance(c, str)) if isinstance(
-                options.get("customConditions"), list) else (),
+            path, mode, base_url, _paths(options, here, base_url),
+            tuple(r.resolve(here) for r in options.get("rootDirs", ()) if isinstance(r, Located)),
+            _strings(options.get("moduleSuffixes")) or ("",), _strings(options.get("customConditions")),
             bool(options.get("resolvePackageJsonExports", exports_on)), bool(options.get("resolvePackageJsonImports", exports_on)),
-            allow_js,
-            tuple(f.resolve(here) for f in files) if files is not None else None,
-            tuple(i.resolve(here) for i in include) if include is not None else (() if files is not None else ("",)),
-            tuple(e.resolve(here) for e in exclude) if exclude is not None else
-            tuple(patterns.normal(here, e) for e in _DEFAULT_EXCLUDE) + ((out_dir,) if out_dir else ()),
-            tuple(self._reference(here, r) for r in merged.get("references", ())),
-            out_dir, loc("rootDir"))
+            bool(options.get("allowJs", path.endswith("jsconfig.json"))), files, include, exclude,
+            tuple(self._reference(here, r) for r in merged.get("references", ())), out_dir, _located(options, "rootDir", here))
 
     def _reference(self, here: str, ref: str) -> str:
         target = patterns.normal(here, ref)
@@ -250,3 +227,39 @@ class Projects:
                 target += ".json"
             return target
         return self._package_config(here, base)
+
+
+def _located(options: dict[str, Any], key: str, here: str) -> str | None:
+    value = options.get(key)
+    return value.resolve(here) if isinstance(value, Located) else None
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+def _paths(options: dict[str, Any], here: str, base_url: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`paths`, each target relative to the root: against `baseUrl`, else the config that declared `paths`."""
+    if not isinstance(options.get("__paths"), tuple):
+        return ()
+    table, declared = options["__paths"]
+    base = base_url if base_url is not None else declared
+    return tuple((k, tuple(Located(t, base).resolve(here) for t in v if isinstance(t, str)))
+                 for k, v in table.items() if isinstance(v, list))
+
+
+def _membership(merged: dict[str, Any], here: str,
+                out_dir: str | None) -> tuple[tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]:
+    """`files`, `include` (default: everything below the config, none when `files` is given) and `exclude`
+    (default: node_modules and its kin, and outDir), relative to the root."""
+    files, include, exclude = merged.get("files"), merged.get("include"), merged.get("exclude")
+    listed = tuple(f.resolve(here) for f in files) if files is not None else None
+    if include is not None:
+        included = tuple(i.resolve(here) for i in include)
+    else:
+        included = () if files is not None else (patterns.normal(here, "**/*"),)
+    if exclude is not None:
+        excluded = tuple(e.resolve(here) for e in exclude)
+    else:
+        excluded = tuple(patterns.normal(here, e) for e in _DEFAULT_EXCLUDE) + ((out_dir,) if out_dir else ())
+    return listed, included, excluded
