@@ -401,3 +401,43 @@ def test_a_source_condition_another_config_declares_serves_a_file_whose_config_d
     got = _imports(graphguard, repo, "examples/app/main.ts", "packages/core/src/use.ts")
     assert got[("packages/core/src/use.ts", "@acme/core")] == ("internal", "self", "packages/core/src/index.ts")
     assert got[("examples/app/main.ts", "@acme/core")] == ("internal", "exports", "packages/core/src/index.ts")
+
+
+def _resolver(files: dict[str, str]) -> Any:
+    from graphguard.languages.typescript.resolution import ModuleResolver
+    from graphguard.languages.typescript.tree import MANIFEST, PNPM_WORKSPACE
+
+    def is_config(p: str) -> bool:
+        name = p.rpartition("/")[2]
+        return name.endswith(".json") and (name.startswith(("tsconfig", "jsconfig")) or name == MANIFEST) or name == PNPM_WORKSPACE
+
+    sources = [p for p in files if not is_config(p)]
+    return ModuleResolver(sources, lambda p: files[p].encode() if p in files else None, [p for p in files if is_config(p)])
+
+
+def test_config_cycles_and_broken_configs_resolve_without_them() -> None:
+    r = _resolver({
+        "tsconfig.json": '{"extends": "./tsconfig.b.json", "compilerOptions": {"paths": {"@/*": ["./src/*"]}}, "references": [{"path": "."}]}',
+        "tsconfig.b.json": '{"extends": "./tsconfig.json"}',
+        "broken/tsconfig.json": '{"compilerOptions": {',
+        "broken/a.ts": "",
+        "src/x.ts": "",
+        "main.ts": "",
+    })
+    assert r.resolve("main.ts", "@/x").target == "src/x.ts"
+    assert r.resolve("broken/a.ts", "@/x").target == "src/x.ts"  # the broken config is no config: the root's governs
+    assert r.resolve("main.ts", "./src/x.js").target == "src/x.ts"
+
+
+def test_an_exports_pattern_with_a_trailer_and_the_longest_prefix_first() -> None:
+    r = _resolver({
+        "package.json": '{"workspaces": ["p"]}',
+        "tsconfig.json": '{"compilerOptions": {"moduleResolution": "bundler", "module": "esnext"}}',
+        "p/package.json": '{"name": "p", "exports": {"./*.js": "./src/*.ts", "./features/*": "./src/features/*/index.ts", "./*": null}}',
+        "p/src/a.ts": "",
+        "p/src/features/b/index.ts": "",
+        "main.ts": "",
+    })
+    assert r.resolve("main.ts", "p/a.js").target == "p/src/a.ts"
+    assert r.resolve("main.ts", "p/features/b").target == "p/src/features/b/index.ts"
+    assert r.resolve("main.ts", "p/other").target is None
