@@ -441,3 +441,24 @@ def test_an_exports_pattern_with_a_trailer_and_the_longest_prefix_first() -> Non
     assert r.resolve("main.ts", "p/a.js").target == "p/src/a.ts"
     assert r.resolve("main.ts", "p/features/b").target == "p/src/features/b/index.ts"
     assert r.resolve("main.ts", "p/other").target is None
+
+
+def test_an_import_of_a_file_no_language_reads_is_internal_and_a_missing_one_missing(make_repo: Callable[..., GitRepo],
+                                                                                     graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "tsconfig.json": '{"compilerOptions": {"resolveJsonModule": true, "paths": {"@/*": ["./src/*"]}}}\n',
+        "src/App.vue": "<template></template>\n",
+        "src/data.json": "{}\n",
+        "src/logo.png": b"\x89PNG",
+        "src/main.ts": 'import App from "./App.vue";\nimport data from "./data.json";\nimport logo from "@/logo.png";\n'
+                       'import gone from "./Gone.vue";\nexport const all = [App, data, logo, gone];\n',
+    })
+    got = _imports(graphguard, repo, "src/main.ts")
+    # the graph holds the files it indexes: these are the repository's, with no file row to name
+    assert got[("src/main.ts", "./App.vue")] == ("internal", "relative", None)
+    assert got[("src/main.ts", "./data.json")] == ("internal", "relative", None)
+    assert got[("src/main.ts", "@/logo.png")] == ("internal", "paths", None)
+    assert got[("src/main.ts", "./Gone.vue")] == ("unresolved", "missing", None)
+    resolver = _resolver({"src/main.ts": "", "tsconfig.json": "{}"})
+    resolver.files.assets = frozenset({"src/App.vue"})
+    assert resolver.resolve("src/main.ts", "./App.vue").target == "src/App.vue"

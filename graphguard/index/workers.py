@@ -93,6 +93,7 @@ class _Job:
     _read: dict[str, bytes | None] = field(default_factory=dict)
     _configs: list[str] | None = None
     _links: list[str] = field(default_factory=list)
+    _assets: list[str] = field(default_factory=list)
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
@@ -112,7 +113,8 @@ class _Job:
         resolver = self._others.get(lang.name)
         if resolver is None:
             resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read,
-                                                                    configs=self.configs(), links=self._links))
+                                                                    configs=self.configs(), links=self._links,
+                                                                    assets=self._assets))
         return lang.resolve_file(resolver, path)
 
     def paths_of(self, lang: Language) -> list[str]:
@@ -123,12 +125,14 @@ class _Job:
         return sorted(p for p in self.new if lang.claims(p))
 
     def configs(self) -> list[str] | None:
-        """The config files of module resolution at the job's commit, and its symlinks (one ls-tree, before any fork)."""
+        """The config files of module resolution at the job's commit, its symlinks and other files (one ls-tree, before any
+        fork)."""
         if self._configs is None and self.head:
             entries = git.ls_tree(self.indexer.paths.root, self.head)
             wanted = [e for e in entries if is_config(e.path) or (e.mode == git.MODE_SYMLINK and for_path(e.path) is not None)]
             self._configs = [e.path for e in wanted if is_config(e.path)]
             self._links = [e.path for e in wanted if e.mode == git.MODE_SYMLINK]
+            self._assets = [e.path for e in entries if e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE) and for_path(e.path) is None]
             data = dict(git.read_blobs(self.indexer.paths.root, {e.sha for e in wanted}))  # one cat-file for them all
             self._read.update((e.path, data.get(e.sha)) for e in wanted)
         return self._configs

@@ -43,6 +43,8 @@ class Tree:
     #: The commit's symlinks with the language's suffixes (not indexed themselves): resolution follows them to their
     #: target as tsc does (a link's blob, read through `read`, is its target).
     links: Collection[str] = ()
+    #: The commit's other files (no language claims them: `.json`, `.css`, `.vue`, images): an import may name one.
+    assets: Collection[str] = ()
 
 
 class FileResolver(Protocol):

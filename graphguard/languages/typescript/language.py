@@ -63,7 +63,7 @@ class TypeScript:
         from graphguard.languages.typescript.resolver import Resolver
 
         return Resolver(tree.paths, tree.load, tree.read, ModuleResolver(tree.paths, tree.read, tree.configs,
-                                                                                        tree.links))
+                                                                                        tree.links, tree.assets))
 
     def resolve_file(self, resolver: Any, path: str) -> FileResolution:
         result: FileResolution = resolver.resolve_file(path)

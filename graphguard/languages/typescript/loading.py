@@ -50,6 +50,7 @@ class State:
     imports: bool
     suffixes: tuple[str, ...] = ("",)
     map_outputs: bool = False  # lenient pass: a missing build output is read as its source (outDir -> rootDir)
+    assets: bool = False  # lenient pass: a file no language reads, named exactly (`./App.vue`, `./data.json`)
 
 
 def remove_extension(path: str) -> tuple[str, str]:
@@ -69,6 +70,8 @@ class Loader:
 
     def file(self, st: State, candidate: str) -> str | None:
         """loadModuleFromFile: `./a.js` -> a.ts ...; `./a` -> a.ts ... (not in ESM mode)."""
+        if st.assets and candidate in self.files.assets:
+            return candidate
         found = self.no_implicit(st, candidate)
         if found is None and not st.esm:
             found = self.add_extension(st, candidate, "")

@@ -4,7 +4,8 @@ to Python over the commit's blobs: no Node, no node_modules. Pure.
 `ModuleResolver.resolve(importer, specifier, kind)` runs tsc's algorithm in the mode the governing config sets
 (node10, node16/nodenext, bundler; classic as node10), then, only where that finds nothing, more lenient passes: ESM's
 rule against extensionless specifiers and directory indexes dropped, `exports` read in any mode, a missing build
-output read as its source (outDir -> rootDir). A file is never guessed by suffix or basename: every target is a
+output read as its source (outDir -> rootDir), the `customConditions` any config of the repository declares, a
+file no language reads named exactly (`./App.vue`, `./data.json`: internal, no symbols). A file is never guessed by suffix or basename: every target is a
 path the algorithm names. Workspace packages stand where tsc would find them in node_modules.
 """
 
@@ -76,8 +77,8 @@ class ModuleResolver:
     """One commit's TS/JS files and config files; memoised per governing config, folder and specifier."""
 
     def __init__(self, paths: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None = None,
-                 links: Collection[str] = ()):
-        self.files = Files(paths, read, configs, links)
+                 links: Collection[str] = (), assets: Collection[str] = ()):
+        self.files = Files(paths, read, configs, links, assets)
         self.packages = pkg.Packages(self.files)
         self.projects = Projects(self.files, self._package_config)
         self.loader = Loader(self.files, self.packages, self._source_of)
@@ -126,7 +127,7 @@ class ModuleResolver:
         # last: build outputs read as sources, and the conditions any config of the repository declares (a package's
         # `"@org/source": "./src/index.ts"` serves the files whose own config does not name it)
         declared = tuple(c for c in self.projects.declared_conditions() if c not in lenient.conditions)
-        yield replace(lenient, map_outputs=True, conditions=lenient.conditions + declared), (ALL,)
+        yield replace(lenient, map_outputs=True, assets=True, conditions=lenient.conditions + declared), (ALL,)
 
     def _esm_file(self, path: str) -> bool:
         if path.endswith((".mts", ".mjs")):

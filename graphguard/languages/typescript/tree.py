@@ -33,9 +33,10 @@ class Files:
     """One commit's sources and config files, each config parsed once."""
 
     def __init__(self, sources: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None,
-                 links: Collection[str] = ()):
+                 links: Collection[str] = (), assets: Collection[str] = ()):
         self.sources = frozenset(sources)
         self.links = frozenset(links)
+        self.assets = frozenset(assets)  # files no language reads (`.json`, `.css`, `.vue`): an import may name one
         self._real: dict[str, str | None] = {}
         self._read = read
         self._json: dict[str, dict[str, Any] | None] = {}
