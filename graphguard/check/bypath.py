@@ -20,7 +20,7 @@ from typing import Any
 from graphguard import git
 from graphguard.check.revisions import Commits, Staged, Target
 from graphguard.check.sides import Sides
-from graphguard.index.plan import facts_key
+from graphguard.index.plan import facts_key, is_config
 from graphguard.languages import Language, Tree, for_path
 from graphguard.model import FileFacts, FileResolution, Use, UseKind
 from graphguard.result import CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
@@ -72,6 +72,7 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     stored = graph.parsed_blobs()
     gone = {p for p in sides.paths if p not in sides.new.data}
     read = _reader(root, sides.new.rev, target)
+    configs, links, assets = _configs(root, sides.new.rev, target)
     out: dict[str, FileResolution] = {}
     langs: dict[str, tuple[Language, list[str]]] = {}
     for path in new_facts:
@@ -87,7 +88,7 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
             blob = stored.get(path)
             return _stored_facts(root, load_raw, path, blob, lang) if blob is not None else None
 
-        resolver = lang.resolver(Tree(paths, _memo(load), read))
+        resolver = lang.resolver(Tree(paths, _memo(load), read, configs=configs, links=links, assets=assets))
         for path in changed:
             out[path] = lang.resolve_file(resolver, path)
     return out
@@ -115,6 +116,14 @@ def _stored_facts(root: str, load_raw: Callable[[str], str | None], path: str, b
     for _, data in git.read_blobs(root, [blob]):
         return lang.parse(data, lang.facts_kind(path))
     return None
+
+
+def _configs(root: str, rev: str, target: Target) -> tuple[list[str], list[str], list[str]]:
+    """The new side's config files of module resolution, its symlinks and its other files: the commit's, else the index's."""
+    entries = git.ls_tree(root, rev) if isinstance(target, Commits) else git.ls_index(root)
+    links = [e.path for e in entries if e.mode == git.MODE_SYMLINK and for_path(e.path) is not None]
+    assets = [e.path for e in entries if e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE) and for_path(e.path) is None]
+    return [e.path for e in entries if is_config(e.path)], links, assets
 
 
 def _reader(root: str, rev: str, target: Target) -> Callable[[str], bytes | None]:

@@ -50,6 +50,7 @@ from graphguard.git.trees import MODE_SYMLINK as MODE_SYMLINK
 from graphguard.git.trees import MergedTree as MergedTree
 from graphguard.git.trees import TreeEntry as TreeEntry
 from graphguard.git.trees import blobs_at as blobs_at
+from graphguard.git.trees import ls_index as ls_index
 from graphguard.git.trees import ls_tree as ls_tree
 from graphguard.git.trees import merge_tree as merge_tree
 from graphguard.git.trees import unmerged_paths as unmerged_paths

@@ -22,8 +22,10 @@ _CONFIG_NAMES = ("package.json", "pnpm-workspace.yaml")
 
 
 def is_config(path: str) -> bool:
+    """Also a `.json` file under a name with `tsconfig` in it (`tsconfig.base.json`, `configs/tsconfig/node.json`):
+    the files an `extends` names in practice."""
     name = path.rpartition("/")[2]
-    return name in _CONFIG_NAMES or (name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")))
+    return name in _CONFIG_NAMES or (name.endswith(".json") and ("tsconfig" in path or name.startswith("jsconfig")))
 
 
 def facts_key(path: str, blob: str) -> str:

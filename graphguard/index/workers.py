@@ -14,7 +14,7 @@ from typing import Protocol
 from graphguard import git
 from graphguard.files import ensure_dir
 from graphguard.index import progress
-from graphguard.index.plan import Entry, facts_key
+from graphguard.index.plan import Entry, facts_key, is_config
 from graphguard.index.progress import Phases
 from graphguard.languages import FileResolver, Language, Tree, for_path
 from graphguard.languages.python.modules import ModuleMap
@@ -91,6 +91,9 @@ class _Job:
     _blobs: dict[str, str | None] = field(default_factory=dict)
     _others: dict[str, FileResolver] = field(default_factory=dict)  # language -> its resolver (not Python's)
     _read: dict[str, bytes | None] = field(default_factory=dict)
+    _configs: list[str] | None = None
+    _links: list[str] = field(default_factory=list)
+    _assets: list[str] = field(default_factory=list)
 
     def resolver(self) -> Resolver:
         """One per process: its memo serves every run the process resolves."""
@@ -109,7 +112,9 @@ class _Job:
             return self.resolver().resolve_file(path)
         resolver = self._others.get(lang.name)
         if resolver is None:
-            resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read))
+            resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read,
+                                                                    configs=self.configs(), links=self._links,
+                                                                    assets=self._assets))
         return lang.resolve_file(resolver, path)
 
     def paths_of(self, lang: Language) -> list[str]:
@@ -118,6 +123,19 @@ class _Job:
             stored = {str(p) for (p,) in self.indexer.store.graph.execute("SELECT path FROM files")}
             return sorted(p for p in stored | set(self.new) if lang.claims(p))
         return sorted(p for p in self.new if lang.claims(p))
+
+    def configs(self) -> list[str] | None:
+        """The config files of module resolution at the job's commit, its symlinks and other files (one ls-tree, before any
+        fork)."""
+        if self._configs is None and self.head:
+            entries = git.ls_tree(self.indexer.paths.root, self.head)
+            wanted = [e for e in entries if is_config(e.path) or (e.mode == git.MODE_SYMLINK and for_path(e.path) is not None)]
+            self._configs = [e.path for e in wanted if is_config(e.path)]
+            self._links = [e.path for e in wanted if e.mode == git.MODE_SYMLINK]
+            self._assets = [e.path for e in entries if e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE) and for_path(e.path) is None]
+            data = dict(git.read_blobs(self.indexer.paths.root, {e.sha for e in wanted}))  # one cat-file for them all
+            self._read.update((e.path, data.get(e.sha)) for e in wanted)
+        return self._configs
 
     def read(self, path: str) -> bytes | None:
         """A tracked file's bytes at the job's commit (a language's config files: few, read once each)."""
@@ -247,6 +265,8 @@ def _resolve_in_workers(ix: Resolving, job: _Job, workers: int, tick: Callable[[
     from concurrent.futures.process import BrokenProcessPool
 
     global _JOB
+    if any((lang := for_path(p)) is not None and lang.by_path for p in job.paths):
+        job.configs()  # listed once here, inherited by every worker
     job.chunks = _chunks(job.paths, [_weight(ix, job.blob_of(p)) for p in job.paths], workers * CHUNKS_PER_WORKER)
     job.scratch = _scratch_dir(ix.store.dir)
     out: list[_Rows | tuple[str, int]] = []

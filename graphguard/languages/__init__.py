@@ -37,6 +37,14 @@ class Tree:
     load: Callable[[str], FileFacts | None]  # a file's facts
     read: Callable[[str], bytes | None]  # a tracked file's bytes: the config files (tsconfig.json, package.json)
     modmap: Any = None  # Python's ModuleMap, when the caller has one (else built from `paths`)
+    #: The commit's config files of module resolution (plan.is_config: tsconfig/jsconfig, package.json,
+    #: pnpm-workspace.yaml); None when the caller cannot list them (the resolver then probes folders through `read`).
+    configs: Collection[str] | None = None
+    #: The commit's symlinks with the language's suffixes (not indexed themselves): resolution follows them to their
+    #: target as tsc does (a link's blob, read through `read`, is its target).
+    links: Collection[str] = ()
+    #: The commit's other files (no language claims them: `.json`, `.css`, `.vue`, images): an import may name one.
+    assets: Collection[str] = ()
 
 
 class FileResolver(Protocol):

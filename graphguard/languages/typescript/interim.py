@@ -1,19 +1,14 @@
-"""Stand-ins, until the modules that own them land (issue 21): a file's facts (`extract.parse`, ts-facts) and module
-resolution (`resolution.ModuleResolver`, ts-resolve: relative specifiers only here). Same names and signatures as
-the brief gives them, so that `language.py` and `resolver.py` switch by an import. Pure; tree-sitter through
-`grammar` only.
+"""A stand-in, until the module that owns it lands (issue 21): a file's facts (`extract.parse`, ts-facts). Same
+name and signature as the brief gives it, so that `language.py` switches by an import. Pure; tree-sitter through
+`grammar` only. (Module resolution is `resolution`.)
 """
 
 from __future__ import annotations
 
-import enum
-import posixpath
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.languages.limits import MAX_BYTES
-from graphguard.languages.typescript.grammar import SUFFIXES, Dialect, parser
+from graphguard.languages.typescript.grammar import Dialect, parser
 from graphguard.model import Binding as NameBinding
 from graphguard.model import (
     BindKind,
@@ -23,16 +18,12 @@ from graphguard.model import (
     Export,
     FileFacts,
     Import,
-    ImportStatus,
     Reference,
     RefKind,
-    WireEnum,
 )
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-# --- facts (stand-in for extract.parse) -------------------------------------------------------------------------
 
 #: Deeper trees are not walked further (a generated file): what lies below is not read.
 MAX_DEPTH = 400
@@ -308,87 +299,3 @@ class _Walk:
 
 def _span(node: Node) -> tuple[int, int, int, int]:
     return node.start_point[0] + 1, node.start_point[1], node.end_point[0] + 1, node.end_point[1]
-
-
-# --- resolution (stand-in for resolution.ModuleResolver) ----------------------------------------------------------
-
-
-class ImportKind(enum.Enum):
-    STATIC = "static"
-    TYPE_ONLY = "type-only"
-    REQUIRE = "require"
-    IMPORT_EQUALS = "import-equals"
-    DYNAMIC = "dynamic"
-
-
-class Category(WireEnum):
-    RELATIVE = "relative"
-    PATHS = "paths"
-    BASE_URL = "base-url"
-    ROOT_DIRS = "root-dirs"
-    WORKSPACE = "workspace"
-    EXPORTS = "exports"
-    IMPORTS = "imports"
-    SELF = "self"
-    PACKAGE = "package"
-    BUILTIN = "builtin"
-    BUNDLER_ALIAS = "bundler-alias"
-    MISSING = "missing"
-    DYNAMIC = "dynamic"
-
-
-@dataclass(frozen=True)
-class Resolved:
-    status: ImportStatus
-    category: Category
-    target: str | None
-
-
-#: A `.js`-family specifier names the TypeScript file it is compiled from, or itself.
-_SUBSTITUTES = {".js": (".ts", ".tsx", ".d.ts", ".js", ".jsx"), ".jsx": (".tsx", ".jsx"), ".mjs": (".mts", ".d.mts", ".mjs"),
-                ".cjs": (".cts", ".d.cts", ".cjs")}
-_EXTENSIONLESS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs")
-_BUILTINS = frozenset({"fs", "path", "os", "url", "util", "events", "stream", "http", "https", "crypto", "child_process",
-                       "assert", "buffer", "net", "zlib", "readline", "worker_threads", "process", "module", "tty"})
-
-
-@dataclass
-class ModuleResolver:
-    """Relative and absolute specifiers against the repository's files; every bare specifier is a package."""
-
-    paths: Collection[str]
-    read: Callable[[str], bytes | None]
-    config_files: frozenset[str] = frozenset()
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._paths = frozenset(self.paths)
-
-    def resolve(self, importer: str, specifier: str, kind: ImportKind = ImportKind.STATIC) -> Resolved:
-        if kind is ImportKind.DYNAMIC and not specifier:
-            return Resolved(ImportStatus.UNRESOLVED, Category.DYNAMIC, None)
-        if specifier.startswith((".", "/")):
-            base = specifier.lstrip("/") if specifier.startswith("/") else posixpath.join(posixpath.dirname(importer), specifier)
-            target = self._file(posixpath.normpath(base))
-            if target is None:
-                return Resolved(ImportStatus.UNRESOLVED, Category.MISSING, None)
-            return Resolved(ImportStatus.INTERNAL, Category.RELATIVE, target)
-        if specifier.startswith("node:") or specifier.split("/", 1)[0] in _BUILTINS:
-            return Resolved(ImportStatus.EXTERNAL, Category.BUILTIN, None)
-        return Resolved(ImportStatus.EXTERNAL, Category.PACKAGE, None)
-
-    def _file(self, base: str) -> str | None:
-        stem, dot, ext = base.rpartition(".")
-        if dot and "." + ext in _SUBSTITUTES:
-            for sub in _SUBSTITUTES["." + ext]:
-                if stem + sub in self._paths:
-                    return stem + sub
-        if base in self._paths and base.endswith(SUFFIXES):
-            return base
-        for candidate in (base + e for e in _EXTENSIONLESS):
-            if candidate in self._paths:
-                return candidate
-        for candidate in (f"{base}/index{e}" for e in _EXTENSIONLESS):
-            if candidate in self._paths:
-                return candidate
-        return None

@@ -59,9 +59,11 @@ class TypeScript:
             return FileFacts(warnings=("too deeply nested to parse",), parsed=False)
 
     def resolver(self, tree: Tree) -> Resolver:
+        from graphguard.languages.typescript.resolution import ModuleResolver
         from graphguard.languages.typescript.resolver import Resolver
 
-        return Resolver(tree.paths, tree.load, tree.read)
+        return Resolver(tree.paths, tree.load, tree.read, ModuleResolver(tree.paths, tree.read, tree.configs,
+                                                                                        tree.links, tree.assets))
 
     def resolve_file(self, resolver: Any, path: str) -> FileResolution:
         result: FileResolution = resolver.resolve_file(path)

@@ -10,11 +10,10 @@ graph pins it on the only class defining that name at query time (`by-name`, sai
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
-from graphguard.languages.typescript.interim import ImportKind, ModuleResolver, Resolved
+from graphguard.languages.typescript.resolution import ImportKind, ModuleResolver, Resolved
 from graphguard.model import (
     NO_CALL,
     BindKind,
@@ -69,7 +68,7 @@ class Resolver:
     # modules and definitions
 
     def module(self, importer: str, specifier: str, kind: ImportKind = ImportKind.STATIC) -> Resolved:
-        key = (posixpath.dirname(importer), specifier, kind)
+        key = (importer, specifier, kind)  # per file: its governing config and its format (.mts, .cts) decide too
         found = self._specs.get(key)
         if found is None:
             found = self._specs[key] = self.modules.resolve(importer, specifier, kind)
