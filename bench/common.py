@@ -79,10 +79,14 @@ def graphguard_argv(src: str | os.PathLike[str] | None, python: str = sys.execut
 def graphguard_code_argv(src: str | os.PathLike[str] | None, code: str, python: str = sys.executable,
                          flags: Sequence[str] = ()) -> list[str]:
     """The command line of `python -c CODE` with the graphguard package of folder `src` first on sys.path (as in
-    graphguard_argv), its arguments to be appended; with no `src`, the installed one."""
+    graphguard_argv), its arguments to be appended; with no `src`, the installed one. A folder without a
+    graphguard package stops the bench here, before the first run (the installed one would not stand in)."""
     if not src:
         return [python, *flags, "-c", code]
-    return [python, *flags, "-c", FIRST + code, os.path.abspath(os.fspath(src))]
+    folder = os.path.abspath(os.fspath(src))
+    if not os.path.isfile(os.path.join(folder, "graphguard", "__init__.py")):
+        raise SystemExit(f"{folder} holds no graphguard package (git archive REV graphguard | tar -x -C {folder})")
+    return [python, *flags, "-c", FIRST + code, folder]
 
 
 def load_line() -> str:
