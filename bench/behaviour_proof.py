@@ -3,10 +3,9 @@
     python bench/behaviour_proof.py record --graphguard CHECKOUT --out DIR [--projects django,sqlalchemy,netbox]
     python bench/behaviour_proof.py compare DIR_A DIR_B
 
-`record` runs the graphguard of CHECKOUT (as `python -m graphguard`, CHECKOUT first on sys.path and
-ahead of an editable install, which would win over PYTHONPATH; the package's __file__ is checked to
-lie in CHECKOUT) over fixed projects and writes each answer's stdout, byte for byte, to
-DIR/<case>.json and its exit code to DIR/<case>.exit (stderr to DIR/<case>.stderr, not compared;
+`record` runs the graphguard of CHECKOUT (common.graphguard_argv: CHECKOUT first on sys.path, an
+editable install's finder off, the package's __file__ checked to lie in CHECKOUT) over fixed projects
+and writes each answer's stdout, byte for byte, to DIR/<case>.json and its exit code to DIR/<case>.exit (stderr to DIR/<case>.stderr, not compared;
 DIR/_graphguard.txt names the package that answered). CHECKOUT must not move during the run (each
 case is a new process): record a commit, not a branch others commit to, e.g. `git archive COMMIT
 graphguard | tar -x -C /tmp/gg-COMMIT`. Each project (Django and SQLAlchemy sdists, netbox at a tag
@@ -44,7 +43,7 @@ import time
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import git_bytes, sdist_tree
+from common import git_bytes, graphguard_argv, graphguard_code_argv, sdist_tree
 from mutation_bench import CACHE, MIRRORS, P, Source, Symbol, _with_params, export_python, implicit_first, params, symbols_of
 
 MUTATIONS = 10
@@ -108,11 +107,9 @@ def fresh_repo(project: Project) -> str:
     return repo
 
 
-# CHECKOUT first on sys.path, ahead of an editable install's finder (it would win over PYTHONPATH); -P keeps
-# the analysed repository (the working directory) off sys.path; the rest runs as `python -m graphguard ARGS`.
-FIRST = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
-         "sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, '__module__', '').startswith('__editable__')]; ")
-MAIN = "import runpy; runpy.run_module('graphguard', run_name='__main__', alter_sys=True)"
+# CHECKOUT first on sys.path, an editable install's finder off (common.graphguard_argv); -P keeps the analysed
+# repository (the working directory) off sys.path.
+FLAGS = ("-P",)
 
 
 class Runner:
@@ -122,16 +119,17 @@ class Runner:
         self.checkout, self.out = os.path.abspath(checkout), out
         self.env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "GRAPHGUARD_REFRESH": "foreground"}
         self.cases = 0
-        where = subprocess.run([sys.executable, "-P", "-c", FIRST + "import graphguard; print(graphguard.__file__)", self.checkout],
-                               env=self.env, capture_output=True, text=True, check=True).stdout.strip()
-        if not where.startswith(self.checkout + os.sep):
-            raise SystemExit(f"graphguard would come from {where}, not from {self.checkout}")
+        probe = subprocess.run(graphguard_code_argv(self.checkout, "print(graphguard.__file__)", flags=FLAGS),
+                               env=self.env, capture_output=True, text=True)
+        where = probe.stdout.strip()
+        if probe.returncode or not where.startswith(self.checkout + os.sep):
+            raise SystemExit(f"graphguard would not come from {self.checkout}: {where or probe.stderr.strip()}")
         print(f"graphguard: {where}", file=sys.stderr)
         with open(os.path.join(out, "_graphguard.txt"), "w") as f:  # not a case: which code answered
             f.write(where + "\n")
 
     def __call__(self, case: str, repo: str, *args: str) -> None:
-        proc = subprocess.run([sys.executable, "-P", "-c", FIRST + MAIN, self.checkout, *args], cwd=repo, env=self.env,
+        proc = subprocess.run([*graphguard_argv(self.checkout, flags=FLAGS), *args], cwd=repo, env=self.env,
                               capture_output=True, timeout=1800)
         base = os.path.join(self.out, case)
         with open(base + ".json", "wb") as f:

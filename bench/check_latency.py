@@ -5,8 +5,8 @@
 
 REPO is a git repository (e.g. a copy of Django 5.2.8 made a git repository), indexed
 first. Each version is a folder holding a `graphguard` package (e.g. `git archive REV
-graphguard | tar -x -C /tmp/old`), run through PYTHONPATH; without --version, the
-installed one. Runs alternate between the versions, so a change in the machine's load
+graphguard | tar -x -C /tmp/old`), first on sys.path (common.graphguard_argv); without
+--version, the installed one. Runs alternate between the versions, so a change in the machine's load
 hits them alike. Prints medians of whole-process wall times and of their CPU times (user +
 system, of the process and its git children: on a loaded machine the wall time mostly measures
 the wait for a core, the CPU time what the check costs), and the load average.
@@ -20,10 +20,9 @@ import re
 import resource
 import statistics
 import subprocess
-import sys
 import time
 
-from common import load_line
+from common import graphguard_argv, load_line
 
 
 def _children_cpu() -> float:
@@ -33,10 +32,8 @@ def _children_cpu() -> float:
 
 def run(repo: str, src: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one whole `check --staged --format json` process."""
-    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
     cpu, t = _children_cpu(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "graphguard", "check", "--staged", "--format", "json"], cwd=repo, env=env,
-                          capture_output=True)
+    proc = subprocess.run([*graphguard_argv(src), "check", "--staged", "--format", "json"], cwd=repo, capture_output=True)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"check failed: {proc.stderr.decode()[-400:]}")
@@ -84,8 +81,7 @@ def main() -> None:
     args = ap.parse_args()
     versions = [tuple(v.split("=", 1)) for v in args.version] or [("installed", "")]
     reset(args.repo)
-    subprocess.run([sys.executable, "-m", "graphguard", "index"], cwd=args.repo, env=dict(os.environ, PYTHONPATH=versions[0][1]),
-                   check=True, capture_output=True)
+    subprocess.run([*graphguard_argv(versions[0][1]), "index"], cwd=args.repo, check=True, capture_output=True)
     print(f"{args.repo}: check --staged, {args.file} {args.function}(), median of {args.runs} whole-process runs (s)")
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for kind in ("body", "signature"):

@@ -4,8 +4,8 @@
         [--modes staged,worktree,base] [--keep DIR]
 
 REPO is a git repository (a project made a git repository of one commit), indexed
-first. Each version is a folder holding a `graphguard` package, run through
-PYTHONPATH (e.g. `git archive main graphguard | tar -x -C /tmp/old`). Edits are
+first. Each version is a folder holding a `graphguard` package, run first on
+sys.path (common.graphguard_argv; e.g. `git archive main graphguard | tar -x -C /tmp/old`). Edits are
 text edits of a function, a method or a class found with `ast` (seeded): a
 required parameter added, a parameter removed, a parameter renamed, the
 definition renamed, a statement added to its body. Each edit is checked by both
@@ -26,19 +26,17 @@ import random
 import re
 import statistics
 import subprocess
-import sys
 import time
 
-from common import git, load_line
+from common import git, graphguard_argv, load_line
 
 KINDS = ("add-required", "remove-param", "rename-param", "rename", "body")
 
 
 def check(repo: str, src: str, *flags: str) -> tuple[str, float]:
-    env = dict(os.environ, PYTHONPATH=src)
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "graphguard", "check", "--format", "json", *flags], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run([*graphguard_argv(src), "check", "--format", "json", *flags], cwd=repo, capture_output=True,
+                          text=True)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         return f"exit {proc.returncode}: {proc.stderr[-600:]}", elapsed
@@ -119,8 +117,7 @@ def main() -> None:
     repo, modes = args.repo, args.modes.split(",")
     git(repo, "reset", "-q", "--hard")
     start = git(repo, "rev-parse", "HEAD").strip()
-    subprocess.run([sys.executable, "-m", "graphguard", "index"], cwd=repo, env=dict(os.environ, PYTHONPATH=args.new),
-                   check=True, capture_output=True)
+    subprocess.run([*graphguard_argv(args.new), "index"], cwd=repo, check=True, capture_output=True)
     rng = random.Random(args.seed)
     defs = definitions(repo)
     rng.shuffle(defs)

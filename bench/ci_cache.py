@@ -42,6 +42,8 @@ import sys
 import tarfile
 import time
 
+from common import graphguard_argv
+
 GIT_ID = ["-c", "user.email=bench@example.invalid", "-c", "user.name=bench"]
 CASES = ("none", "blobs", "blobs+graph")
 
@@ -100,10 +102,9 @@ def make_origin(source: str, origin: str) -> None:
 
 def graphguard(repo: str, src: str, *args: str) -> tuple[float, float, str]:
     """Wall and CPU seconds of a whole `graphguard` process (children included), and its stdout."""
-    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = run([sys.executable, "-m", "graphguard", *args], repo, env=env, ok=(0, 1))
+    out = run([*graphguard_argv(src), *args], repo, ok=(0, 1))
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
@@ -167,7 +168,7 @@ def main() -> None:
     ap.add_argument("--source", default="/tmp/dj/django-5.2.8", help="a git repository of Django 5.2.8 (copied, never indexed)")
     ap.add_argument("--work", default="/tmp/cicache")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--version", default="", metavar="LABEL=SRC", help="a folder holding the graphguard package to run (PYTHONPATH)")
+    ap.add_argument("--version", default="", metavar="LABEL=SRC", help="a folder holding the graphguard package to run (first on sys.path)")
     args = ap.parse_args()
     src = os.path.abspath(args.version.split("=", 1)[-1]) if args.version else ""
     work = os.path.abspath(args.work)

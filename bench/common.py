@@ -1,4 +1,5 @@
-"""What the bench scripts share: git in a repository, an sdist made a one-commit repository, the load line.
+"""What the bench scripts share: git in a repository, a graphguard version launched, an sdist made a one-commit
+repository, the load line.
 
 A script imports it as `from common import ...` (run as `python bench/x.py`, bench/ is first on sys.path).
 """
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: Downloads and unpacked sdists (ignored by git).
@@ -38,6 +40,53 @@ def git_proc(repo: str | os.PathLike[str], *args: str, stdin: bytes | None = Non
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git in `repo` and hand back the finished process unchecked (a bench that reads the exit code itself)."""
     return subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, env=env)
+
+
+# A version's folder goes first on sys.path, ahead of the working directory: `python -m graphguard` and `-c` put that
+# first (a checkout's own graphguard/ would answer), and PYTHONPATH comes after it. An editable install's finder
+# (setuptools' __editable__ on sys.meta_path) comes off too: it hands out the installed package's module for any
+# graphguard.X the folder lacks, mixing two versions without a word. The working directory (the analysed repository)
+# stays off sys.path, as graphguard/__main__.py takes it off, and the package found is checked to be the folder's.
+#: The exit code of a launch that found another graphguard: none of graphguard's own (0, 1, 2, 130).
+WRONG_PACKAGE = 3
+FIRST = ("""import os, sys
+_src = sys.argv.pop(1)
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]
+sys.path.insert(0, _src)
+sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+import graphguard
+if not os.path.abspath(graphguard.__file__).startswith(os.path.join(_src, "graphguard", "")):
+    sys.stderr.write(f"bench: graphguard came from {graphguard.__file__}, not from {_src}\\n")
+""" f"    raise SystemExit({WRONG_PACKAGE})\n")
+# What `python -m graphguard` does after its sys.path line (graphguard/__main__.py).
+MAIN = """os.environ.setdefault("PYTHONSAFEPATH", "1")
+from graphguard.main import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def graphguard_argv(src: str | os.PathLike[str] | None, python: str = sys.executable,
+                    flags: Sequence[str] = ()) -> list[str]:
+    """The command line of `python -m graphguard` for the graphguard package in folder `src` (one holding a
+    `graphguard/`, e.g. `git archive REV graphguard | tar -x -C SRC`), its arguments to be appended; with no
+    `src`, the one `python` has installed. `flags` go to the interpreter (-I, -P)."""
+    if not src:
+        return [python, *flags, "-m", "graphguard"]
+    return graphguard_code_argv(src, MAIN, python, flags)
+
+
+def graphguard_code_argv(src: str | os.PathLike[str] | None, code: str, python: str = sys.executable,
+                         flags: Sequence[str] = ()) -> list[str]:
+    """The command line of `python -c CODE` with the graphguard package of folder `src` first on sys.path (as in
+    graphguard_argv), its arguments to be appended; with no `src`, the installed one. A folder without a
+    graphguard package stops the bench here, before the first run (the installed one would not stand in)."""
+    if not src:
+        return [python, *flags, "-c", code]
+    folder = os.path.abspath(os.fspath(src))
+    if not os.path.isfile(os.path.join(folder, "graphguard", "__init__.py")):
+        raise SystemExit(f"{folder} holds no graphguard package (git archive REV graphguard | tar -x -C {folder})")
+    return [python, *flags, "-c", FIRST + code, folder]
 
 
 def load_line() -> str:

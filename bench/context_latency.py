@@ -4,9 +4,9 @@ text index (built with the graph since issue 12) adds to a one-file commit's pre
     python bench/context_latency.py REPO [--src DIR] [--runs 7] [--query TEXT ...] [--commit-file PATH]
 
 REPO is a git repository, used as it is (its `.git/graphguard` is removed first: a cold start). Each command
-is a whole process (`python -c 'graphguard.main'`), as an agent or a hook starts it. --src is a folder
-holding a `graphguard` package (`git archive REV graphguard | tar -x -C DIR`) run through PYTHONPATH, to
-compare versions on the same repository; without it, the installed one. Steps:
+is a whole process (`python -m graphguard`), as an agent or a hook starts it. --src is a folder holding a
+`graphguard` package (`git archive REV graphguard | tar -x -C DIR`) run first on sys.path
+(common.graphguard_argv), to compare versions on the same repository; without it, the installed one. Steps:
 
 1. `index` cold (graph, history and, with this version, the text index).
 2. the first `context` after it, then --runs warm ones (the queries in turn): p50 and p90.
@@ -37,7 +37,6 @@ QUERIES = (
     "fix the validation error message when saving the form",
     "cache the result of the permission check",
 )
-MAIN = "import sys; from graphguard.main import main; sys.exit(main(sys.argv[1:]))"
 #: The text index built again from nothing, in one process: what it adds to a cold `index` (or, in a version
 #: that builds it on the first query, to that query). Prints seconds.
 TEXT_BUILD = """import sys, time
@@ -60,11 +59,8 @@ def git(repo: str, *args: str) -> str:
 
 
 def run(repo: str, src: str | None, *args: str) -> float:
-    env = dict(os.environ)
-    if src:
-        env["PYTHONPATH"] = src
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", MAIN, *args], cwd=repo, env=env, capture_output=True, text=True)
+    p = subprocess.run([*common.graphguard_argv(src), *args], cwd=repo, capture_output=True, text=True)
     ms = (time.perf_counter() - t0) * 1000
     if p.returncode not in (0, 1):
         raise SystemExit(f"graphguard {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()[-500:]}")
@@ -107,8 +103,7 @@ def main() -> int:
     work_after_first = text_work(repo)
     warm = [run(repo, a.src, "context", queries[i % len(queries)]) for i in range(a.runs)]
     rows.append(("warm context p50", statistics.median(warm)))
-    env = {**os.environ, **({"PYTHONPATH": a.src} if a.src else {})}
-    builds = [float(subprocess.run([sys.executable, "-c", TEXT_BUILD], cwd=repo, env=env, check=True, capture_output=True,
+    builds = [float(subprocess.run(common.graphguard_code_argv(a.src, TEXT_BUILD), cwd=repo, check=True, capture_output=True,
                                    text=True).stdout) * 1000 for _ in range(a.builds)]
     if builds:
         rows.append((f"text index built from nothing, in process (median of {a.builds})", statistics.median(builds)))

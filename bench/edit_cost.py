@@ -10,8 +10,8 @@
    another folder with `git mv`: `check --staged`.
 
 Each version is a folder holding a `graphguard` package (e.g. `git archive main graphguard | tar -x
--C /tmp/old`), run through PYTHONPATH; without --version, the installed one. Runs alternate between
-the versions. Prints medians of whole-process wall times, their CPU times (user + system) and the
+-C /tmp/old`), run first on sys.path (common.graphguard_argv); without --version, the installed one.
+Runs alternate between the versions. Prints medians of whole-process wall times, their CPU times (user + system) and the
 peak RSS of the process, and the load average.
 """
 
@@ -22,11 +22,10 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
-from common import git, load_line
+from common import git, graphguard_argv, load_line
 
 Sample = tuple[float, float, float]  # wall s, CPU s, peak RSS MB
 
@@ -34,10 +33,8 @@ Sample = tuple[float, float, float]  # wall s, CPU s, peak RSS MB
 def graphguard(repo: str, src: str, *args: str) -> Sample:
     """One whole graphguard process: (wall, CPU, peak RSS). Bytecode is cached, as for an installed graphguard."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    if src:
-        env["PYTHONPATH"] = src
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "graphguard", *args], cwd=repo, env=env,
+    proc = subprocess.Popen([*graphguard_argv(src), *args], cwd=repo, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t

@@ -4,8 +4,8 @@
 
 Each REPO:COMMIT (REPO a local git repository: a `fetch`ed mirror, cloned into --work) is
 checked as CI checks it, `check --base COMMIT~1 --head COMMIT --format json`, by each
-version (a folder holding a `graphguard` package, run through PYTHONPATH; `--new` defaults
-to this checkout). Without commits, the repros of issue 19 §1.1, §1.2, §1.3, §1.6, §1.7, §1.8:
+version (a folder holding a `graphguard` package, run first on sys.path: common.graphguard_argv;
+`--new` defaults to this checkout). Without commits, the repros of issue 19 §1.1, §1.2, §1.3, §1.6, §1.7, §1.8:
 
     ansible b3c4154e86e  `class NoTokenSentinel` became `from ...sentinel import Sentinel as NoTokenSentinel` (§1.1)
     ansible b2a289dcbb7  `def is_python_identifier` became `is_python_identifier = str.isidentifier` (§1.1)
@@ -26,9 +26,10 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from common import graphguard_argv
 
 HERE = Path(__file__).resolve().parent.parent
 MIRRORS = Path("/work/.mirror")
@@ -47,10 +48,9 @@ def clone(source: Path, work: Path, label: str, commit: str) -> Path:
 
 
 def check(repo: Path, src: Path, commit: str) -> tuple[dict[str, object] | str, float]:
-    env = dict(os.environ, PYTHONPATH=str(src))
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "graphguard", "check", "--base", f"{commit}~1", "--head", commit,
-                           "--format", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run([*graphguard_argv(src), "check", "--base", f"{commit}~1", "--head", commit, "--format", "json"],
+                          cwd=repo, capture_output=True, text=True, timeout=1800)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         return f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}", elapsed

@@ -9,9 +9,14 @@ before git goes on) and times it: whole process, until every copy of its pipes i
 a `graphguard stats` started at once (stderr on a pseudo-terminal, as at a prompt) shows what
 the next command costs and prints, and the graph's stored head is polled until it is B: the
 time until the graph is current, counted from the start of the hook. Each version is a folder
-holding a `graphguard` package (`git archive REV graphguard | tar -x -C /tmp/old`), run
-through PYTHONPATH; without --version, the installed one. Versions alternate run by run, so a
-change in the machine's load hits them alike; every hook does real work (the graph is at the
+holding a `graphguard` package (`git archive REV graphguard | tar -x -C /tmp/old`): its `install`
+and `stats` run with the folder first on sys.path (common.graphguard_argv); without --version, the
+installed one. The hook runs what that version's hook script starts, and hook scripts start Python
+with -E (PYTHONPATH, still set for older scripts that honoured it, is ignored): a script that records
+graphguard's folder (GRAPHGUARD_HOME, since 3e8cea2) runs the folder `install` ran from, an older one
+(a8ffa2b's, say) the interpreter's installed graphguard, whatever the version: time such a version's
+hook by running this script, without --version, with a Python that has it installed. Versions
+alternate run by run, so a change in the machine's load hits them alike; every hook does real work (the graph is at the
 other side each time). Prints medians of whole-process wall times, and the load average.
 """
 
@@ -27,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from common import git, load_line
+from common import git, graphguard_argv, load_line
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
@@ -65,15 +70,14 @@ def refresher_running(repo: str) -> bool:
 
 def env_for(src: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return dict(env, PYTHONPATH=src) if src else env
+    return dict(env, PYTHONPATH=src) if src else env  # for hook scripts older than -E (1335beb)
 
 
 def hook_run(repo: str, src: str, old: str, new: str) -> dict[str, float | str]:
     """Move HEAD old -> new without hooks, run post-checkout as git would, then the next command."""
     git(repo, *NO_HOOKS, "checkout", "-q", new)
     # Each version's own hook script (the template is part of what is measured).
-    subprocess.run([sys.executable, "-c", "import sys; from graphguard.main import main; sys.exit(main())", "install"],
-                   cwd=repo, env=env_for(src), check=True, capture_output=True)
+    subprocess.run([*graphguard_argv(src), "install"], cwd=repo, env=env_for(src), check=True, capture_output=True)
     hook = os.path.join(git(repo, "rev-parse", "--git-path", "hooks"), "post-checkout")
     hook = hook if os.path.isabs(hook) else os.path.join(repo, hook)
     env = env_for(src)
@@ -85,8 +89,7 @@ def hook_run(repo: str, src: str, old: str, new: str) -> dict[str, float | str]:
     # The next command at a prompt: stderr a terminal, so a waiting command shows its progress line.
     master, slave = pty.openpty()
     t1 = time.perf_counter()
-    cmd = subprocess.Popen([sys.executable, "-c", "import sys; from graphguard.main import main; sys.exit(main())",
-                            "stats", "--format", "json"], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=slave)
+    cmd = subprocess.Popen([*graphguard_argv(src), "stats", "--format", "json"], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
     seen = b""
     current_s = hook_s if stored_head(repo) == new else None
@@ -121,13 +124,11 @@ def main() -> None:
     repo = os.path.abspath(args.repo)
     a, b = git(repo, "rev-parse", args.a), git(repo, "rev-parse", args.b)
     first = env_for(versions[0][1])
-    subprocess.run([sys.executable, "-c", "import sys; from graphguard.main import main; sys.exit(main())", "install"],
-                   cwd=repo, env=first, check=True, capture_output=True)
+    subprocess.run([*graphguard_argv(versions[0][1]), "install"], cwd=repo, env=first, check=True, capture_output=True)
     # Both sides' blobs in the cache (a first checkout parses; the figures are for a repository in use).
     for ref in (b, a):
         git(repo, *NO_HOOKS, "checkout", "-q", ref)
-        subprocess.run([sys.executable, "-c", "import sys; from graphguard.main import main; sys.exit(main())", "index"],
-                       cwd=repo, env=first, check=True, capture_output=True)
+        subprocess.run([*graphguard_argv(versions[0][1]), "index"], cwd=repo, env=first, check=True, capture_output=True)
     results: dict[tuple[str, str], list[dict[str, float | str]]] = {}
     for _ in range(args.runs):
         for label, src in versions:  # each version's pair of runs starts with the graph and HEAD at A

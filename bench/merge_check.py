@@ -7,8 +7,8 @@ REPO is a throwaway clone (e.g. `git clone -q /work/.mirror/sphinx-doc+sphinx/re
 HEAD is moved (detached) to each merge's first parent, indexed there untimed, and put back at the end.
 Without --merge, the --merges first-parent merges (of the last 60) whose second parent brought the most
 changed Python files. Each version is a folder holding a `graphguard` package (`git archive REV graphguard
-| tar -x -C /tmp/old`), run through PYTHONPATH; without --version, the installed one. Runs alternate
-between versions; a run past --timeout is killed and counted as the timeout. Prints per merge and version
+| tar -x -C /tmp/old`), run first on sys.path (common.graphguard_argv); without --version, the installed
+one. Runs alternate between versions; a run past --timeout is killed and counted as the timeout. Prints per merge and version
 the medians of whole-process wall and CPU time (user + system, the process and its git children: on a
 loaded machine the wall time mostly measures the wait for a core), the verdict, the text report's lines,
 and the load average before and after.
@@ -21,10 +21,9 @@ import os
 import resource
 import statistics
 import subprocess
-import sys
 import time
 
-from common import git
+from common import git, graphguard_argv
 
 
 def python_files(repo: str, old: str, new: str) -> int:
@@ -44,10 +43,9 @@ def _children_cpu() -> float:
 
 def graphguard(repo: str, src: str, args: list[str], timeout: float) -> tuple[float, float, int | None, int]:
     """(wall, CPU, exit code or None when killed, stdout lines) of one whole process."""
-    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
     cpu, t = _children_cpu(), time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "graphguard", *args], cwd=repo, env=env, capture_output=True, timeout=timeout)
+        proc = subprocess.run([*graphguard_argv(src), *args], cwd=repo, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # subprocess.run kills and reaps it
         return time.perf_counter() - t, _children_cpu() - cpu, None, 0
     if proc.returncode not in (0, 1):

@@ -20,8 +20,12 @@ it from an earlier run), then whole processes are timed, each figure the median 
     ty check              `ty check` of the whole repository (sizes up to --ty-max), side by side
 
 Each --version is a folder holding a `graphguard` package (`git archive REV graphguard | tar -x
--C /tmp/old`), run through PYTHONPATH, alternated run by run with the others so the load of the
-shared machine hits them alike; without --version, the installed package. The point is the
+-C /tmp/old`), run first on sys.path (common.graphguard_argv), alternated run by run with the others
+so the load of the shared machine hits them alike; without --version, the installed package. The
+hooks of "commit with hooks" start Python with -E (PYTHONPATH, still set for older hook scripts that
+honoured it, is ignored): the pre-commit check runs the interpreter's installed graphguard whatever
+the version, the post-commit refresh the folder the version's `install` recorded (GRAPHGUARD_HOME,
+since 3e8cea2; before it, the installed one too). The point is the
 shape: every figure but the cold index should stay flat as the repository grows. The machine's
 load average is printed before and after each size.
 
@@ -55,7 +59,7 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hook_latency
 import monorepo
-from common import git
+from common import git, graphguard_argv
 
 TY = "/work/benchcache/modes/ty-env/bin/ty"
 INFO_FILE = "monorepo.json"  # in the generated repository's .git: what generate() returned
@@ -80,12 +84,12 @@ class Version:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("GRAPHGUARD_DEBUG", None)
-        if self.src:
+        if self.src:  # for the hooks of scripts older than -E (1335beb); cmd() does not need it
             env["PYTHONPATH"] = self.src
         return env
 
     def cmd(self, *args: str) -> list[str]:
-        return [self.python, "-m", "graphguard", *args]
+        return [*graphguard_argv(self.src, self.python), *args]
 
 
 # --- processes ----------------------------------------------------------------------------------

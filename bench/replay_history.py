@@ -47,12 +47,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import git_bytes as git
+from common import graphguard_argv
 
 HERE = Path(__file__).resolve().parent.parent
 CACHE = HERE / "bench" / ".cache"
 CHECK_TIMEOUT = 900
 DEF_LINE = re.compile(rb"^[-+]\s*(?:async\s+)?def\s+(\w+)\s*\(")
-LAUNCH = "import sys; sys.path.insert(0, sys.argv.pop(1)); from graphguard.main import main; raise SystemExit(main(sys.argv[1:]))"
 
 
 @dataclass
@@ -78,7 +78,7 @@ def interpreter(graphguard: Path) -> list[str]:
     """Run the graphguard package of `graphguard` (a checkout), isolated from the analysed repository."""
     venv = graphguard / ".venv" / "bin" / "python"
     python = str(venv) if venv.exists() else sys.executable
-    return [python, "-I", "-c", LAUNCH, str(graphguard)]
+    return graphguard_argv(graphguard, python, flags=("-I",))
 
 
 def last_commits(repo: Path, count: int) -> list[str]:

@@ -48,7 +48,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from common import one_commit_repo, sdist_tree
+from common import graphguard_argv, one_commit_repo, sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".cache")
@@ -254,9 +254,8 @@ def reset(repo: str) -> None:
 
 def gg_check(repo: str, src: str) -> tuple[float, bool]:
     """Whole-process wall time of `graphguard check --staged --format json`, and whether it blocked."""
-    env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
     t = time.perf_counter()
-    proc = run([sys.executable, "-m", "graphguard", "check", "--staged", "--format", "json"], cwd=repo, check=False, env=env)
+    proc = run([*graphguard_argv(src), "check", "--staged", "--format", "json"], cwd=repo, check=False)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"graphguard check failed in {repo}: {proc.stderr[-600:]}")
@@ -333,7 +332,7 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=150, help="in all, shared out evenly between the projects")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--version", action="append", default=[], metavar="LABEL=SRC",
-                    help="a folder holding a graphguard package (PYTHONPATH); repeat to compare versions; default: the installed one")
+                    help="a folder holding a graphguard package (first on sys.path); repeat to compare versions; default: the installed one")
     ap.add_argument("--ty", default="", help=f"a ty executable (default: ty {TY_VERSION} in bench/.cache/ty-env)")
     args = ap.parse_args()
     names = [n.strip() for n in args.projects.split(",") if n.strip()]
@@ -360,8 +359,7 @@ def main() -> None:
         for label, src in versions:
             repos[label] = os.path.join(CACHE, f"small-{name}-{label}")
             clone(base, repos[label])
-            env = dict(os.environ, PYTHONPATH=src) if src else dict(os.environ)
-            run([sys.executable, "-m", "graphguard", "index"], cwd=repos[label], env=env)
+            run([*graphguard_argv(src), "index"], cwd=repos[label])
         files = len(run(["git", "ls-files", "*.py"], cwd=base).stdout.split())
         changes = plan(base, project, n, args.seed)
         if len(changes) < n:
