@@ -1,0 +1,153 @@
+"""`graphguard agent-hook EDITOR EVENT`: what an agent editor's hook runs (installed by `install --agent`).
+
+It reads the editor's JSON on standard input and answers on standard output in the editor's words:
+before a file write, the shadow check of the file as the tool would leave it (graphguard.check.run_proposed,
+nothing written), denying a write that leaves a caller broken; before the agent finishes, check --worktree,
+sending it back while a break stands. A write that breaks nothing gets no output at all.
+
+It never fails closed on its own error: whatever goes wrong (no repository, a damaged graph, input it does
+not know), one line on stderr and exit 0, so the editor goes on as if no hook were there. Exit 2 would
+block the tool (both editors read it so), and argparse's own exit 2 is why EDITOR and EVENT are free words.
+
+A denied write sent again unchanged goes through (the agent chose to go ahead and fix the callers next):
+a cross-file signature change has to break its callers for one write, and the stop hook still holds the
+agent until they bind. The denied writes are remembered by digest in the store (DENIED_FILE).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from graphguard import output
+
+#: The digests of the writes last denied, under the store folder: a write sent again is let through once.
+DENIED_FILE = "agent-denied.json"
+DENIED_KEPT = 32
+
+
+def agent_hook(repo_path: str, editor_name: str, event_name: str, stdin: str | None = None) -> int:
+    try:
+        answer = _answer(repo_path, editor_name, event_name, sys.stdin.read() if stdin is None else stdin)
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - never fail closed: the editor goes on
+        message = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"graphguard: agent hook skipped ({message}); the editor goes on unchecked", file=sys.stderr)
+        return 0
+    if answer is not None:
+        output.write(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def _answer(repo_path: str, editor_name: str, event_name: str, text: str) -> dict[str, Any] | None:
+    from graphguard.agents import Editor, Event
+    from graphguard.errors import GraphguardError
+
+    try:
+        editor, event = Editor(editor_name), Event(event_name)
+    except ValueError:
+        raise GraphguardError(f"unknown editor or event '{editor_name} {event_name}' (an older graphguard?)") from None
+    data = json.loads(text) if text.strip() else {}
+    if not isinstance(data, dict):
+        raise GraphguardError("the editor's input is not a JSON object")
+    cwd = data.get("cwd")
+    where = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else repo_path
+    if event is Event.PRE_WRITE:
+        return _pre_write(editor, where, data)
+    return _stop(editor, where, data)
+
+
+def _pre_write(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
+    from graphguard.agents import edits, verdict
+
+    tool_input = data.get("tool_input")
+    tool_name = data.get("tool_name")
+    if not isinstance(tool_input, dict) or not isinstance(tool_name, str):
+        return None
+    write = edits.proposal(editor, tool_name, tool_input)
+    if write is None:
+        return None
+    from graphguard import git
+
+    root = git.repo_paths(cwd).root
+    rel = _in_repo(root, os.path.join(cwd, write.file_path))
+    from graphguard.languages import for_path
+
+    if rel is None or for_path(rel) is None:
+        return None  # outside the repository, or a file no language of graphguard reads
+    current = _read_text(os.path.join(root, rel))
+    if current is False:
+        return None  # not a regular UTF-8 file: not one graphguard would check
+    new = edits.apply(write, current if isinstance(current, str) else None)
+    if new is None or new == current:
+        return None  # the tool fails by itself, or writes nothing new
+    from graphguard.check import run_proposed
+    from graphguard.repo import open_repo
+    from graphguard.result import Verdict
+
+    repo = open_repo(root)
+    data_new = new.encode("utf-8", "surrogatepass")
+    result = run_proposed(repo, {rel: data_new})
+    if result.verdict is not Verdict.BLOCK or _sent_again(repo.store.dir, rel, data_new):
+        return None
+    return verdict.deny(editor, verdict.deny_reason(result, rel))
+
+
+def _stop(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
+    from graphguard import git
+    from graphguard.agents import verdict
+    from graphguard.check import run
+    from graphguard.repo import open_repo
+    from graphguard.result import Verdict
+
+    result = run(open_repo(git.repo_paths(cwd).root), worktree=True)
+    if result.verdict is not Verdict.BLOCK:
+        return None
+    reason = verdict.stop_reason(result)
+    if data.get("stop_hook_active") is True:
+        return verdict.tell_user(reason)  # sent back once already: the user hears of it, the agent is not held again
+    return verdict.block_stop(editor, reason)
+
+
+def _in_repo(root: str, path: str) -> str | None:
+    """`path` relative to the repository root ('/'-separated), or None when it lies outside (or in .git)."""
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    parts = rel.split(os.sep)
+    if rel == "." or parts[0] == ".." or os.path.isabs(rel) or ".git" in parts:
+        return None
+    return "/".join(parts)
+
+
+def _read_text(path: str) -> str | None | bool:
+    """The file's text; None when there is no file; False when it is not a regular UTF-8 file."""
+    if not os.path.lexists(path):
+        return None
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _sent_again(store_dir: str, rel: str, data: bytes) -> bool:
+    """Whether this very write was denied last time it was sent (then it goes through, once); else it is noted."""
+    import hashlib
+
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass") + b"\0" + data).hexdigest()
+    path = os.path.join(store_dir, DENIED_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            denied = [d for d in json.load(f) if isinstance(d, str)]
+    except (OSError, ValueError, TypeError):
+        denied = []
+    again = digest in denied
+    denied = [d for d in denied if d != digest] + ([] if again else [digest])
+    os.makedirs(store_dir, exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(denied[-DENIED_KEPT:], f)
+    os.replace(path + ".tmp", path)
+    return again
