@@ -108,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     output.escape_what_cannot_be_encoded()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["agent-hook"]:
+        # An editor's hook, run before every file write: no parser to build (its imports are the hook's time),
+        # and no argparse exit 2, which the editor would read as "block the tool" (commands/agent_hook.py).
+        from graphguard.commands.agent_hook import from_words
+
+        return from_words(words[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     explicit, args.repo = args.repo is not None, args.repo or "."

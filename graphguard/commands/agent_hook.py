@@ -29,6 +29,20 @@ DENIED_FILE = "agent-denied.json"
 DENIED_KEPT = 32
 
 
+def from_words(words: list[str]) -> int:
+    """`agent-hook EDITOR EVENT [--repo PATH] [--debug]` read without argparse (main's fast path)."""
+    repo, rest = ".", []
+    for i, word in enumerate(words):
+        if word.startswith("--repo="):
+            repo = word[len("--repo="):]
+        elif i > 0 and words[i - 1] == "--repo":
+            repo = word
+        elif word not in ("--repo", "--debug"):
+            rest.append(word)
+    editor, event = (rest + ["", ""])[:2]
+    return agent_hook(os.path.abspath(repo), editor, event)
+
+
 def agent_hook(repo_path: str, editor_name: str, event_name: str, stdin: str | None = None) -> int:
     try:
         answer = _answer(repo_path, editor_name, event_name, sys.stdin.read() if stdin is None else stdin)
@@ -69,14 +83,16 @@ def _pre_write(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, A
     write = edits.proposal(editor, tool_name, tool_input)
     if write is None:
         return None
+    from graphguard.languages import for_path
+
+    if for_path(write.file_path) is None:
+        return None  # a file no language of graphguard reads: no repository opened, no git asked
     from graphguard import git
 
     root = git.repo_paths(cwd).root
     rel = _in_repo(root, os.path.join(cwd, write.file_path))
-    from graphguard.languages import for_path
-
-    if rel is None or for_path(rel) is None:
-        return None  # outside the repository, or a file no language of graphguard reads
+    if rel is None:
+        return None  # outside the repository (or inside .git)
     current = _read_text(os.path.join(root, rel))
     if current is False:
         return None  # not a regular UTF-8 file: not one graphguard would check
