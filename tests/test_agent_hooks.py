@@ -258,11 +258,21 @@ def test_a_settings_file_graphguard_created_is_removed(repo: GitRepo, graphguard
     assert not repo.path(".gemini").exists()
 
 
+def test_a_switch_among_the_hooks_is_kept(repo: GitRepo, graphguard: Graphguard) -> None:
+    original = b'{"hooks": {"enabled": true}, "theme": "dark"}'
+    repo.write({".gemini/settings.json": original})
+    assert graphguard(repo, "install", "--agent", "gemini-cli").code == 0
+    assert settings(repo, ".gemini/settings.json")["hooks"]["enabled"] is True
+    assert graphguard(repo, "install", "--agent", "gemini-cli", "--uninstall").code == 0
+    assert repo.path(".gemini/settings.json").read_bytes() == original
+
+
 def test_install_refuses_settings_it_cannot_read(repo: GitRepo, graphguard: Graphguard) -> None:
-    repo.write({".claude/settings.json": b"{\"hooks\": [1,\n"})
-    r = graphguard(repo, "install", "--agent", "claude-code")
-    assert r.code == 2 and "not valid JSON" in r.err
-    assert repo.path(".claude/settings.json").read_bytes() == b"{\"hooks\": [1,\n"
+    for bad, said in ((b"{\"hooks\": [1,\n", "not valid JSON"), (b"[]", "not an object"), (b'{"hooks": []}', "'hooks'")):
+        repo.write({".claude/settings.json": bad})
+        r = graphguard(repo, "install", "--agent", "claude-code")
+        assert r.code == 2 and said in r.err
+        assert repo.path(".claude/settings.json").read_bytes() == bad
 
 
 # End to end: the command install wrote, run as the editor runs it

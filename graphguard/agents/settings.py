@@ -27,8 +27,9 @@ def parse(text: str, where: str) -> Settings:
     if not isinstance(data, dict):
         raise GraphguardError(f"{where} holds a JSON {type(data).__name__}, not an object: fix it, then install again")
     hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
-        raise GraphguardError(f"{where}: 'hooks' is not an object of lists, as the editor reads it: fix it, then install again")
+    # A value that is not a list of groups (a switch such as `"enabled": true`) is left alone.
+    if not isinstance(hooks, dict):
+        raise GraphguardError(f"{where}: 'hooks' is not an object, as the editor reads it: fix it, then install again")
     return data
 
 
