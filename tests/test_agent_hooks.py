@@ -144,6 +144,15 @@ def test_writes_graphguard_does_not_judge_are_allowed_silently(repo: GitRepo, gr
     assert (r.code, r.out, r.err) == (0, "", "")
 
 
+def test_a_file_graphguard_would_not_read_is_allowed(repo: GitRepo, graphguard: Graphguard,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write({"pkg/latin.py": "x = 'caf\xe9'\n".encode("latin-1")})
+    os.symlink("billing.py", repo.path("pkg/link.py"))
+    for rel in ("pkg/latin.py", "pkg/link.py"):
+        payload = claude_pre(repo, "Edit", {"file_path": str(repo.path(rel)), "old_string": "x", "new_string": "y"})
+        assert hook(graphguard, monkeypatch, repo, "claude-code", "pre-write", payload).out == ""
+
+
 @pytest.mark.parametrize("payload", ["{not json", "[1, 2]", json.dumps({"tool_name": "Edit", "cwd": "/"})])
 def test_its_own_errors_never_block(tmp_path: Path, graphguard: Graphguard, monkeypatch: pytest.MonkeyPatch,
                                     payload: str) -> None:

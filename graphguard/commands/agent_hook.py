@@ -20,9 +20,10 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphguard import output
+from graphguard.agents import Editor, Event
 
 #: The digests of the writes last denied, under the store folder: a write sent again is let through once.
 DENIED_FILE = "agent-denied.json"
@@ -56,7 +57,6 @@ def agent_hook(repo_path: str, editor_name: str, event_name: str, stdin: str | N
 
 
 def _answer(repo_path: str, editor_name: str, event_name: str, text: str) -> dict[str, Any] | None:
-    from graphguard.agents import Editor, Event
     from graphguard.errors import GraphguardError
 
     try:
@@ -73,7 +73,7 @@ def _answer(repo_path: str, editor_name: str, event_name: str, text: str) -> dic
     return _stop(editor, where, data)
 
 
-def _pre_write(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
+def _pre_write(editor: Editor, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
     from graphguard.agents import edits, verdict
 
     tool_input = data.get("tool_input")
@@ -93,11 +93,11 @@ def _pre_write(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, A
     rel = _in_repo(root, os.path.join(cwd, write.file_path))
     if rel is None:
         return None  # outside the repository (or inside .git)
-    current = _read_text(os.path.join(root, rel))
-    if current is False:
+    current = _on_disk(os.path.join(root, rel))
+    if not current.readable:
         return None  # not a regular UTF-8 file: not one graphguard would check
-    new = edits.apply(write, current if isinstance(current, str) else None)
-    if new is None or new == current:
+    new = edits.apply(write, current.text)
+    if new is None or new == current.text:
         return None  # the tool fails by itself, or writes nothing new
     from graphguard.check import run_proposed
     from graphguard.repo import open_repo
@@ -111,7 +111,7 @@ def _pre_write(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, A
     return verdict.deny(editor, verdict.deny_reason(result, rel))
 
 
-def _stop(editor: Any, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
+def _stop(editor: Editor, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
     from graphguard import git
     from graphguard.agents import verdict
     from graphguard.check import run
@@ -136,17 +136,23 @@ def _in_repo(root: str, path: str) -> str | None:
     return "/".join(parts)
 
 
-def _read_text(path: str) -> str | None | bool:
-    """The file's text; None when there is no file; False when it is not a regular UTF-8 file."""
+class OnDisk(NamedTuple):
+    """The file a tool is about to write, as it is now."""
+
+    readable: bool  # False: a symlink, a folder, not UTF-8 (graphguard does not check it)
+    text: str | None  # None: no such file yet
+
+
+def _on_disk(path: str) -> OnDisk:
     if not os.path.lexists(path):
-        return None
+        return OnDisk(True, None)
     if os.path.islink(path) or not os.path.isfile(path):
-        return False
+        return OnDisk(False, None)
     try:
         with open(path, "rb") as f:
-            return f.read().decode("utf-8")
+            return OnDisk(True, f.read().decode("utf-8"))
     except (OSError, UnicodeDecodeError):
-        return False
+        return OnDisk(False, None)
 
 
 def _sent_again(store_dir: str, rel: str, data: bytes) -> bool:
