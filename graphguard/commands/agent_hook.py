@@ -74,7 +74,7 @@ def _answer(repo_path: str, editor_name: str, event_name: str, text: str) -> dic
 
 
 def _pre_write(editor: Editor, cwd: str, data: Mapping[str, object]) -> dict[str, Any] | None:
-    from graphguard.agents import edits, verdict
+    from graphguard.agents import edits
 
     tool_input = data.get("tool_input")
     tool_name = data.get("tool_name")
@@ -108,6 +108,8 @@ def _pre_write(editor: Editor, cwd: str, data: Mapping[str, object]) -> dict[str
     result = run_proposed(repo, {rel: data_new})
     if result.verdict is not Verdict.BLOCK or _sent_again(repo.store.dir, rel, data_new):
         return None
+    from graphguard.agents import verdict
+
     return verdict.deny(editor, verdict.deny_reason(result, rel))
 
 
