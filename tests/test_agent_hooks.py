@@ -21,6 +21,7 @@ import pytest
 
 from graphguard.agents import Editor, edits
 from graphguard.agents.settings import without_hooks
+from graphguard.commands import agent_server
 from tests.helpers import GIT_LEAKS, GitRepo, Result, source
 
 Graphguard = Callable[..., Result]
@@ -41,6 +42,12 @@ FILES = {
     "README.md": "# demo\n",
 }
 BREAKING_OLD, BREAKING_NEW = "def prorate(sub, at):", "def prorate(sub, at, tz):"
+
+
+@pytest.fixture(autouse=True)
+def no_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks check in their own process here (the server has tests of its own, which stop it)."""
+    monkeypatch.setenv(agent_server.SWITCH, "0")
 
 
 @pytest.fixture
@@ -287,16 +294,70 @@ def test_install_refuses_settings_it_cannot_read(repo: GitRepo, graphguard: Grap
 # End to end: the command install wrote, run as the editor runs it
 
 
-def test_the_installed_command_denies_as_claude_code_runs_it(repo: GitRepo, graphguard: Graphguard) -> None:
-    assert graphguard(repo, "install", "--agent", "claude-code").code == 0
+def run_installed(repo: GitRepo, payload: dict[str, Any], **env: str) -> subprocess.CompletedProcess[str]:
+    """The PreToolUse command install wrote, run as Claude Code runs it: a shell in the project, the JSON on stdin."""
     group = settings(repo)["hooks"]["PreToolUse"][0]
     assert group["matcher"] == "Write|Edit|MultiEdit"
-    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS} | {"CLAUDE_PROJECT_DIR": str(repo.root)}
-    proc = subprocess.run(group["hooks"][0]["command"], shell=True, cwd=repo.root, env=env, capture_output=True, text=True,
-                          input=json.dumps(claude_pre(repo, "Edit", edit(repo))), timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    decision = json.loads(proc.stdout)["hookSpecificOutput"]
+    environ = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS} | {"CLAUDE_PROJECT_DIR": str(repo.root)} | env
+    proc = subprocess.run(group["hooks"][0]["command"], shell=True, cwd=repo.root, env=environ, capture_output=True,
+                          text=True, input=json.dumps(payload), timeout=120, check=False)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return proc
+
+
+def test_the_installed_command_denies_as_claude_code_runs_it(repo: GitRepo, graphguard: Graphguard) -> None:
+    assert graphguard(repo, "install", "--agent", "claude-code").code == 0
+    decision = json.loads(run_installed(repo, claude_pre(repo, "Edit", edit(repo))).stdout)["hookSpecificOutput"]
     assert decision["permissionDecision"] == "deny" and "pkg/api.py:5" in decision["permissionDecisionReason"]
+
+
+@pytest.mark.slow
+def test_the_server_answers_the_next_hook(repo: GitRepo, graphguard: Graphguard) -> None:
+    """As in an editor: the first hook checks in its own process and starts the server, which answers the next."""
+    assert graphguard(repo, "install", "--agent", "claude-code").code == 0
+    sock = str(repo.root / ".git" / "graphguard" / agent_server.SOCKET)
+    try:
+        for n in range(2):
+            payload = claude_pre(repo, "Edit", edit(repo, new=f"{BREAKING_NEW}  # {n}"))
+            decision = json.loads(run_installed(repo, payload, **{agent_server.SWITCH: "1"}).stdout)["hookSpecificOutput"]
+            assert decision["permissionDecision"] == "deny" and "pkg/api.py:5" in decision["permissionDecisionReason"]
+            assert wait_for(lambda: os.path.exists(sock))
+        # The server answers as the hook does, and leaves when a hook of another graphguard asks.
+        request = {"fingerprint": agent_server.fingerprint(), "editor": "claude-code", "event": "pre-write",
+                   "input": json.dumps(claude_pre(repo, "Edit", edit(repo, new=f"{BREAKING_NEW}  # 3")))}
+        reply = agent_server.ask(sock, request)
+        assert reply is not None and reply["answer"]["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert agent_server.ask(sock, {**request, "fingerprint": "another graphguard"}) is None
+        assert wait_for(lambda: not os.path.exists(sock))
+    finally:
+        if os.path.exists(sock):
+            agent_server.stop(sock)
+
+
+def test_uninstall_stops_the_server(repo: GitRepo, graphguard: Graphguard, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert graphguard(repo, "install", "--agent", "claude-code").code == 0
+    monkeypatch.setenv(agent_server.SWITCH, "1")
+    sock = str(repo.root / ".git" / "graphguard" / agent_server.SOCKET)
+    try:
+        assert hook(graphguard, monkeypatch, repo, "claude-code", "stop", {"cwd": str(repo.root)}).out == ""
+        assert wait_for(lambda: os.path.exists(sock))
+        r = graphguard(repo, "install", "--agent", "claude-code", "--uninstall")
+        assert "stopped the agent hooks' server" in r.out
+        assert wait_for(lambda: not os.path.exists(sock))
+    finally:
+        if os.path.exists(sock):
+            agent_server.stop(sock)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 30) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 # Pure parts

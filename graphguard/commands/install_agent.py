@@ -40,6 +40,7 @@ def install_agent(repo_path: str, editor_name: str, *, uninstall: bool = False) 
     try:
         if uninstall:
             _uninstall(spec, target, record_path)
+            _stop_server(paths.git_dir)
         else:
             _check_interpreter()
             _install(spec, target, record_path)
@@ -94,6 +95,15 @@ def _uninstall(spec: EditorSpec, target: str, record_path: str) -> None:
         output.write(f"no graphguard hooks in {target}: nothing to remove")
     if os.path.lexists(record_path):
         os.remove(record_path)
+
+
+def _stop_server(git_dir: str) -> None:
+    """The work tree's agent server (commands/agent_server.py) leaves with the hooks that asked it."""
+    from graphguard.commands import agent_server
+
+    sock = agent_server.socket_path(os.path.join(git_dir, "graphguard"))
+    if sock is not None and os.path.exists(sock) and agent_server.stop(sock):
+        output.write("stopped the agent hooks' server")
 
 
 def _check_interpreter() -> None:
