@@ -120,7 +120,7 @@ def main() -> int:
         for name, (event, payload) in table.items():
             for mode, served in modes.items():
                 times[(name, mode)].append(run_once(root, args.editor, event, fresh(payload, f"{i} {mode}"), served))
-        print(f"graphguard agent-hook {args.editor} on {root} at {head}; {args.runs} runs per case; {load_line()}")
+    print(f"graphguard agent-hook {args.editor} on {root} at {head}; {args.runs} runs per case; {load_line()}")
     print(f"{'case':30} {'mode':10} {'wall p50':>9} {'wall p90':>9} {'cpu p50':>8}  decisions")
     for (name, mode), rows in times.items():
         walls = sorted(r[0] for r in rows)

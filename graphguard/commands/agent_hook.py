@@ -70,12 +70,12 @@ def agent_hook(repo_path: str, editor_name: str, event_name: str, stdin: str | N
 
 def _answered(repo_path: str, editor_name: str, event_name: str, text: str) -> dict[str, Any] | None:
     """The answer: from the work tree's server when one answers, else from this process (then a server is started)."""
-    from graphguard.commands import agent_server
-    from graphguard.errors import GraphguardError
-
     editor, event, data = _request(editor_name, event_name, text)
     if event is Event.PRE_WRITE and _write_of(editor, data) is None:
         return None  # not a write graphguard reads: no git asked, no server
+    from graphguard.commands import agent_server
+    from graphguard.errors import GraphguardError
+
     if not agent_server.enabled():
         return _answer(repo_path, editor, event, data, _open)
     from graphguard import git
