@@ -50,11 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("hook_args", nargs="*")
     # Internal too (what `install --agent` writes into the editor's settings): free words, so that argparse's
     # exit 2, which an editor reads as "block the tool", never answers for the hook (commands/agent_hook.py).
+    # (main reads its words itself, before this parser is built: it is here for --help's sake and the docs' tests.)
     p = sub.add_parser("agent-hook")
     p.add_argument("--repo", default=None)
     p.add_argument("--debug", action="store_true")
-    p.add_argument("editor")
-    p.add_argument("event")
+    p.add_argument("--serve", action="store_true")  # the work tree's agent server (commands/agent_server.py)
+    p.add_argument("editor", nargs="?")
+    p.add_argument("event", nargs="?")
     command("stats", "what the graph holds and how much of it resolved")
     p = command("check", "block a change that leaves a caller broken; report interface changes",
                 formats=("text", "json", "markdown", "sarif", "github", "codequality"))

@@ -51,7 +51,10 @@ def from_words(words: list[str]) -> int:
         elif word not in ("--repo", "--debug"):
             rest.append(word)
     if rest[:1] == ["--serve"]:
-        return _serve(os.path.abspath(repo))
+        try:
+            return _serve(os.path.abspath(repo))
+        except (Exception, KeyboardInterrupt):  # noqa: BLE001 - detached, no terminal: the hooks check in process
+            return 0
     editor, event = (rest + ["", ""])[:2]
     return agent_hook(os.path.abspath(repo), editor, event)
 
