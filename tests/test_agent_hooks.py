@@ -307,6 +307,8 @@ def run_installed(repo: GitRepo, payload: dict[str, Any], **env: str) -> subproc
 
 def test_the_installed_command_denies_as_claude_code_runs_it(repo: GitRepo, graphguard: Graphguard) -> None:
     assert graphguard(repo, "install", "--agent", "claude-code").code == 0
+    # The repository's own `graphguard` package is never what runs (-I: the cwd is not on sys.path).
+    repo.write({"graphguard/__init__.py": "raise SystemExit(3)\n", "graphguard/__main__.py": "raise SystemExit(3)\n"})
     decision = json.loads(run_installed(repo, claude_pre(repo, "Edit", edit(repo))).stdout)["hookSpecificOutput"]
     assert decision["permissionDecision"] == "deny" and "pkg/api.py:5" in decision["permissionDecisionReason"]
 
