@@ -317,7 +317,8 @@ def test_the_installed_command_denies_as_claude_code_runs_it(repo: GitRepo, grap
 def test_the_server_answers_the_next_hook(repo: GitRepo, graphguard: Graphguard) -> None:
     """As in an editor: the first hook checks in its own process and starts the server, which answers the next."""
     assert graphguard(repo, "install", "--agent", "claude-code").code == 0
-    sock = str(repo.root / ".git" / "graphguard" / agent_server.SOCKET)
+    sock = agent_server.socket_path(str(repo.root / ".git" / "graphguard"))
+    assert sock is not None
     try:
         for n in range(2):
             payload = claude_pre(repo, "Edit", edit(repo, new=f"{BREAKING_NEW}  # {n}"))
@@ -336,10 +337,14 @@ def test_the_server_answers_the_next_hook(repo: GitRepo, graphguard: Graphguard)
             agent_server.stop(sock)
 
 
-def test_uninstall_stops_the_server(repo: GitRepo, graphguard: Graphguard, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", ["r", "r" * 120])  # a store path too long for a socket: one in the temp dir
+def test_uninstall_stops_the_server(make_repo: Callable[..., GitRepo], graphguard: Graphguard,
+                                    monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    repo = make_repo(FILES, name=name)
     assert graphguard(repo, "install", "--agent", "claude-code").code == 0
     monkeypatch.setenv(agent_server.SWITCH, "1")
-    sock = str(repo.root / ".git" / "graphguard" / agent_server.SOCKET)
+    sock = agent_server.socket_path(str(repo.root / ".git" / "graphguard"))
+    assert sock is not None and (sock.startswith(str(repo.root)) == (name == "r"))
     try:
         assert hook(graphguard, monkeypatch, repo, "claude-code", "stop", {"cwd": str(repo.root)}).out == ""
         assert wait_for(lambda: os.path.exists(sock))

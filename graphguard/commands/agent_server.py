@@ -36,10 +36,30 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "1") != "0"
 
 
+#: A Unix socket's path holds at most about 107 bytes (sun_path): a longer one is put in a private temp folder.
+MAX_SOCKET_PATH = 100
+
+
 def socket_path(store_dir: str) -> str | None:
-    """The server's socket, or None where the path is too long for a Unix socket (about 107 bytes)."""
+    """The server's socket: in the store folder, or where that path is too long, in a folder of this user's
+    under the temp dir, named by the store's digest. None when no such folder can be trusted."""
     path = os.path.join(store_dir, SOCKET)
-    return path if len(os.fsencode(path)) < 100 else None
+    if len(os.fsencode(path)) < MAX_SOCKET_PATH:
+        return path
+    import hashlib
+    import tempfile
+
+    folder = os.path.join(tempfile.gettempdir(), f"graphguard-{os.getuid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o077 or not os.path.isdir(folder) or os.path.islink(folder):
+        return None  # another user's, or open to others: not a place to listen
+    digest = hashlib.sha256(os.fsencode(os.path.abspath(store_dir))).hexdigest()[:24]
+    path = os.path.join(folder, f"{digest}.sock")
+    return path if len(os.fsencode(path)) < MAX_SOCKET_PATH else None
 
 
 def fingerprint() -> str:
