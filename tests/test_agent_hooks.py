@@ -284,7 +284,8 @@ def test_a_switch_among_the_hooks_is_kept(repo: GitRepo, graphguard: Graphguard)
 
 
 def test_install_refuses_settings_it_cannot_read(repo: GitRepo, graphguard: Graphguard) -> None:
-    for bad, said in ((b"{\"hooks\": [1,\n", "not valid JSON"), (b"[]", "not an object"), (b'{"hooks": []}', "'hooks'")):
+    for bad, said in ((b"{\"hooks\": [1,\n", "not valid JSON"), (b"[]", "not an object"), (b'{"hooks": []}', "'hooks'"),
+                       (b'{"hooks": {"Stop": true}}', "hooks.Stop")):
         repo.write({".claude/settings.json": bad})
         r = graphguard(repo, "install", "--agent", "claude-code")
         assert r.code == 2 and said in r.err

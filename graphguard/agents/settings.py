@@ -51,7 +51,11 @@ def with_hooks(settings: Settings, spec: EditorSpec, commands: dict[Event, str])
             group["matcher"] = "|".join(spec.write_tools)
         entry: dict[str, Any] = {"type": "command", "command": command, "timeout": spec.timeout}
         group["hooks"] = [entry]
-        hooks.setdefault(spec.events[event], []).append(group)
+        groups = hooks.setdefault(spec.events[event], [])
+        if not isinstance(groups, list):
+            raise GraphguardError(f"{spec.settings}: hooks.{spec.events[event]} is not a list of hook groups:"
+                                  " fix it, then install again")
+        groups.append(group)
     return out
 
 
