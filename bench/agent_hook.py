@@ -50,7 +50,7 @@ def cases(root: str, editor: str) -> dict[str, tuple[str, dict[str, object]]]:
 
 
 def fresh(payload: dict[str, object], tag: str) -> dict[str, object]:
-    """A denied write made new each run (a comment added): the same write sent again would go through once."""
+    """A denied write made new each run, of each bench too (a comment added): the same write sent again goes through once."""
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict) or "(tz)" not in str(tool_input.get("new_string")):
         return payload
@@ -119,7 +119,7 @@ def main() -> int:
     for i in range(args.runs):
         for name, (event, payload) in table.items():
             for mode, served in modes.items():
-                times[(name, mode)].append(run_once(root, args.editor, event, fresh(payload, f"{i} {mode}"), served))
+                times[(name, mode)].append(run_once(root, args.editor, event, fresh(payload, f"{os.getpid()} {i} {mode}"), served))
     print(f"graphguard agent-hook {args.editor} on {root} at {head}; {args.runs} runs per case; {load_line()}")
     print(f"{'case':30} {'mode':10} {'wall p50':>9} {'wall p90':>9} {'cpu p50':>8}  decisions")
     for (name, mode), rows in times.items():
