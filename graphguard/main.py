@@ -34,6 +34,12 @@ def _parser() -> argparse.ArgumentParser:
     p = command("install", "write native git hooks (pre-commit, post-commit, post-checkout, post-merge, post-rewrite)", formats=())
     p.add_argument("--uninstall", action="store_true", help="remove graphguard's hooks and restore what was there")
     p.add_argument("--pre-push", action="store_true", help="also a pre-push hook: refuse to push a head that leaves a caller broken")
+    from graphguard.agents import Editor
+
+    p.add_argument("--agent", choices=[e.value for e in Editor], metavar="EDITOR",
+                   help="instead of git hooks, the agent editor's project hooks: a file write that leaves a caller broken"
+                        " is denied, and the agent is held before it finishes while one is ("
+                        + ", ".join(e.value for e in Editor) + ")")
     command("clean", "remove the graph's store (<git-dir>/graphguard: graph, snapshots, caches, logs)", formats=())
     # Internal (the native hook shim's entry point): without help= argparse lists no line for it, whereas
     # help=SUPPRESS would print "hook-impl ==SUPPRESS==" in --help.
@@ -42,6 +48,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true")
     p.add_argument("--hook-type", required=True)
     p.add_argument("hook_args", nargs="*")
+    # Internal too (what `install --agent` writes into the editor's settings): free words, so that argparse's
+    # exit 2, which an editor reads as "block the tool", never answers for the hook (commands/agent_hook.py).
+    # (main reads its words itself, before this parser is built: it is here for --help's sake and the docs' tests.)
+    p = sub.add_parser("agent-hook")
+    p.add_argument("--repo", default=None)
+    p.add_argument("--debug", action="store_true")
+    p.add_argument("--serve", action="store_true")  # the work tree's agent server (commands/agent_server.py)
+    p.add_argument("editor", nargs="?")
+    p.add_argument("event", nargs="?")
     command("stats", "what the graph holds and how much of it resolved")
     p = command("check", "block a change that leaves a caller broken; report interface changes",
                 formats=("text", "json", "markdown", "sarif", "github", "codequality"))
@@ -95,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     output.escape_what_cannot_be_encoded()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["agent-hook"]:
+        # An editor's hook, run before every file write: no parser to build (its imports are the hook's time),
+        # and no argparse exit 2, which the editor would read as "block the tool" (commands/agent_hook.py).
+        from graphguard.commands.agent_hook import from_words
+
+        return from_words(words[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     explicit, args.repo = args.repo is not None, args.repo or "."
@@ -152,6 +174,12 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         return refresh(repo)
     if args.command == "install":
+        if args.agent:
+            if args.pre_push:
+                parser.error("--pre-push is a git hook: not with --agent")
+            from graphguard.commands.install_agent import install_agent
+
+            return install_agent(repo, args.agent, uninstall=args.uninstall)
         from graphguard.commands.install import install
 
         return install(repo, uninstall=args.uninstall, pre_push=args.pre_push)
@@ -163,6 +191,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from graphguard.commands.hook_impl import hook_impl
 
         return hook_impl(repo, args.hook_type, args.hook_args)
+    if args.command == "agent-hook":
+        from graphguard.commands.agent_hook import agent_hook
+
+        return agent_hook(repo, args.editor, args.event)
     if args.command == "stats":
         from graphguard.commands.stats import stats
 
