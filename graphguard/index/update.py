@@ -31,7 +31,9 @@ from graphguard.languages.python.digests import interface_digests
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.model import FileFacts, FileResolution, IndexResult
 from graphguard.store import Store
-from graphguard.store.writes import ID_BATCH, _Rows, write
+from graphguard.store import rows as stored_rows
+from graphguard.store.paths import file_count
+from graphguard.store.writes import _Rows, write, write_empty
 
 
 def module_of(modmap: ModuleMap, path: str) -> str:
@@ -89,9 +91,7 @@ class Indexer(Dirty, Restore):
         store = self.store
         if head is None:  # no commit yet: an empty graph
             with store.write_lock(self.lock_timeout), store.transaction() as db:
-                for table in ("files", "symbols", "sites", "file_edges", "imports"):
-                    db.execute(f"DELETE FROM {table}")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
+                write_empty(db)
             return IndexResult(None, noop=True)
         if self.is_current(head):
             return IndexResult(head, noop=True, elapsed_ms=int((time.perf_counter() - t0) * 1000))
@@ -126,13 +126,9 @@ class Indexer(Dirty, Restore):
     def _update_delta(self, head: str, modified: dict[str, Entry]) -> IndexResult:
         db = self.store.graph
         with self.phases("list files"):
-            old: dict[str, tuple[int, str, str, str]] = {}
             paths = sorted(modified)
-            for i in range(0, len(paths), ID_BATCH):
-                batch = paths[i : i + ID_BATCH]
-                old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
-                    f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
-            n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
+            old = stored_rows.rows_of(db, paths)
+            n_old = file_count(db)
             roots = tuple(json.loads(self.store.meta("module_roots2") or "[]"))
         if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
             return self._update_unsafe(head)
@@ -161,7 +157,7 @@ class Indexer(Dirty, Restore):
         with self.phases("list files"):
             entries, warnings = self.snapshot(head)
             new = {e.path: e for e in entries}
-            old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+            old = stored_rows.every_row(db)
         plan, parsed, modmap, digests = self._plan(new, old, rebuild=rebuild)
         gone = set(plan.removed)
         ids = {p: v[0] for p, v in old.items() if p not in gone}

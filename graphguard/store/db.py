@@ -221,6 +221,13 @@ def _open_readonly(path: str, version: int, what: str) -> sqlite3.Connection:
 
 
 
+def open_scratch(path: str) -> sqlite3.Connection:
+    """A resolution worker's scratch database: its own file, read once by the parent's write, so nothing is synced."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA synchronous=OFF")
+    return conn
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection, *, join: bool = False) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE: the write lock first, so no reader's snapshot blocks the commit),
