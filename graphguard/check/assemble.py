@@ -12,10 +12,9 @@ from collections.abc import Iterator, Mapping
 
 from graphguard import git
 from graphguard.check.newfacts import comment_edits, parse_new
-from graphguard.check.overlay import Overlay
+from graphguard.check.overlay import Overlay, lay_over
 from graphguard.check.sides import Sides
 from graphguard.config import Config
-from graphguard.languages import for_path
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.languages.python.probed import ProbedModuleMap
 from graphguard.repo import Repo
@@ -51,13 +50,8 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
         indexer.ensure_facts(entries)
         old_entries = {e.path: e.blob for e in entries}
         old_map = ModuleMap.build(old_entries, config.test_data)
-    new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
-    # Module names depend only on the set of paths: most changes add or remove no file.
-    added = {p for p in sides.new.blobs if for_path(p) is not None and p not in old_entries}
-    removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
-    new_map = old_map.with_changes(added, removed) if added or removed else old_map
-    return Overlay(sides, CodeGraph(store.graph), indexer.facts, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
-                   read_blobs=functools.partial(git.read_blobs, repo.root), commented=frozenset(commented))
+    return lay_over(sides, CodeGraph(store.graph), indexer.facts, stored_head, new_facts, old_entries, old_map,
+                    read_blobs=functools.partial(git.read_blobs, repo.root), commented=frozenset(commented))
 
 
 class _StoredEntries(Mapping[str, str]):
@@ -80,25 +74,3 @@ class _StoredEntries(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self.stored.all())
-
-
-class _Overlaid(Mapping[str, str]):
-    """path -> blob of the new side: the old side's, with the changed paths in their new version (or gone)."""
-
-    def __init__(self, base: Mapping[str, str], changed_blobs: Mapping[str, str], changed: frozenset[str]):
-        self.base, self.changed_blobs, self.changed = base, changed_blobs, changed
-
-    def __getitem__(self, path: str) -> str:
-        if path in self.changed:
-            return self.changed_blobs[path]
-        return self.base[path]
-
-    def __contains__(self, path: object) -> bool:
-        return path in self.changed_blobs if path in self.changed else path in self.base
-
-    def __iter__(self) -> Iterator[str]:
-        yield from (p for p in self.base if p not in self.changed)
-        yield from (p for p in self.changed_blobs if p in self.changed)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)

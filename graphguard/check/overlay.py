@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphguard.check.sides import Sides
 from graphguard.check.written import written_calls
+from graphguard.languages import for_path
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import FileFacts, UseKind
 from graphguard.store.reads import CodeGraph
@@ -200,6 +201,42 @@ class SiteIndex:
 
 
 _NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
+
+
+def lay_over(sides: Sides, graph: CodeGraph, facts: Callable[[str], FileFacts | None], stored_head: str | None,
+             new_facts: Mapping[str, FileFacts], old_entries: Mapping[str, str], old_map: ModuleMap, *,
+             read_blobs: Callable[[list[str]], Iterable[tuple[str, bytes]]] = _no_blobs, commented: frozenset[str] = frozenset()) -> Overlay:
+    """The Overlay of the changed files' new versions (`sides`, `new_facts`) over the old side (`old_entries`:
+    path -> blob, `old_map`), whose uses `graph` holds when `stored_head` is the old side's commit."""
+    new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
+    # Module names depend only on the set of paths: most changes add or remove no file.
+    added = {p for p in sides.new.blobs if for_path(p) is not None and p not in old_entries}
+    removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
+    new_map = old_map.with_changes(added, removed) if added or removed else old_map
+    return Overlay(sides, graph, facts, stored_head, new_facts, old_entries, new_entries, old_map, new_map, read_blobs=read_blobs,
+                   commented=commented)
+
+
+class _Overlaid(Mapping[str, str]):
+    """path -> blob of the new side: the old side's, with the changed paths in their new version (or gone)."""
+
+    def __init__(self, base: Mapping[str, str], changed_blobs: Mapping[str, str], changed: frozenset[str]):
+        self.base, self.changed_blobs, self.changed = base, changed_blobs, changed
+
+    def __getitem__(self, path: str) -> str:
+        if path in self.changed:
+            return self.changed_blobs[path]
+        return self.base[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.changed_blobs if path in self.changed else path in self.base
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (p for p in self.base if p not in self.changed)
+        yield from (p for p in self.changed_blobs if p in self.changed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def hybrid_loader(path: str, new: FileFacts, old_loader: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
