@@ -6,7 +6,7 @@ deleted). The graph describes the old side, as in the pre-commit hook.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from graphguard import git
 from graphguard.check import decide, interface, tests_to_run, uses
@@ -33,7 +33,8 @@ def change(old: Mapping[str, str], new: Mapping[str, str | None], *, config: Con
     return lay_over(sides, graph, graph.facts_of_blob, MEMORY_HEAD, new_facts, graph.blobs, graph.modmap, read_blobs=_reader(graph))
 
 
-def _reader(graph: MemoryGraph):  # type: ignore[no-untyped-def]
+def _reader(graph: MemoryGraph) -> Callable[[list[str]], list[tuple[str, bytes]]]:
+    """The contents of the graph's blobs, as git.read_blobs gives them."""
     by_blob = {graph.blobs[p]: d for p, d in graph.data.items()}
     return lambda shas: [(s, by_blob[s]) for s in shas if s in by_blob]
 
