@@ -35,6 +35,9 @@ FILES = {
     """),
     "web/cart.ts": "export function add(a: number, b: number): number { return a + b; }\n",
     "web/main.ts": "import { add } from './cart';\nadd(1, 2);\n",
+    "web/alias.ts": "import { add } from '@/cart';\nimport data from './data.json';\nadd(3, 4);\n",
+    "web/data.json": "{}\n",
+    "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["web/*"]}}}\n',
     "README.md": "not indexed\n",
 }
 
@@ -49,6 +52,7 @@ def test_the_rows_are_those_a_first_index_writes(make_repo: Callable[..., GitRep
     graphguard(repo, "index")
     indexed, memory = dump(repo.graph_path), memory_dump(FILES)
     assert memory["files"] and memory["sites"] and memory["file_edges"]
+    assert {r[4] for r in memory["imports"] if r[0] == "web/alias.ts"} == {"internal"}  # the alias and the asset
     for table in QUERIES:
         if table != "meta":  # the head: a commit there, none here
             assert memory[table] == indexed[table], table
@@ -69,7 +73,7 @@ def test_importers_and_tests_follow_the_edges() -> None:
     graph = in_memory(FILES)
     assert graph.importers_of("pkg/pricing.py") == [("pkg/shop.py", 3)]  # Cart, price and Cart.total
     assert graph.tests_of("pkg/shop.py") == ["tests/test_shop.py"]
-    assert graph.importers_of("web/cart.ts") == [("web/main.ts", 1)]
+    assert graph.importers_of("web/cart.ts") == [("web/alias.ts", 1), ("web/main.ts", 1)]  # through tsconfig's paths too
 
 
 def test_only_indexed_files_are_kept_and_excluded_ones_are_not() -> None:

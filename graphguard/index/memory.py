@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from graphguard import git
 from graphguard.config import Config
 from graphguard.index.facts import parse_blob
-from graphguard.index.plan import facts_key
+from graphguard.index.plan import facts_key, is_config
 from graphguard.index.rows import add_file, add_resolution, module_of
 from graphguard.languages import FileResolver, Tree, for_path
 from graphguard.languages.python.modules import Layout, ModuleMap
@@ -79,7 +79,11 @@ def _resolving(graph: MemoryGraph) -> Callable[[str], FileResolution]:
         if lang is None or not lang.by_path:
             return python.resolve_file(path)
         if lang.name not in others:
-            others[lang.name] = lang.resolver(Tree(sorted(p for p in graph.data if lang.claims(p)), graph.facts_of, graph.files.get))
+            # As index.workers._Job lists them from the commit's tree: its config files and the files no language reads.
+            configs = [p for p in sorted(graph.files) if is_config(p)]
+            assets = [p for p in sorted(graph.files) if for_path(p) is None]
+            others[lang.name] = lang.resolver(Tree(sorted(p for p in graph.data if lang.claims(p)), graph.facts_of, graph.files.get,
+                                                   configs=configs, assets=assets))
         return lang.resolve_file(others[lang.name], path)
 
     return resolve
