@@ -3,7 +3,7 @@
     revisions.select      what is compared (staged | worktree | two commits)   -> Revisions
     revisions.changed     the changed Python files                            -> paths
     sides.read_sides      their old and new bytes (blobs; the working tree only for --worktree) -> Sides
-    overlay.build         both versions of the repository over the stored graph -> Overlay
+    assemble.build        both versions of the repository over the stored graph -> Overlay (check.overlay)
     interface.find        syntax errors, lost re-exports, signatures of changed headers -> sigdiff -> Interface
     uses.gather           every use of each changed definition               -> [impact.Found]
     uses.once             each site under one change only (a class and its base's __init__)
@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from graphguard import git
 from graphguard.check import (
+    assemble,
     bypath,
     calls,
     decide,
@@ -39,7 +40,6 @@ from graphguard.check import (
     interface,
     leftout,
     merge,
-    overlay,
     proposed,
     revisions,
     scan,
@@ -181,7 +181,7 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         return Findings(changes, warnings)
     both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
-    over = overlay.build(repo, both, config, cache_facts=not target.shadow)
+    over = assemble.build(repo, both, config, cache_facts=not target.shadow)
     over.changed_sites_only = changed_sites_only
     found = interface.find(over, config)
     changes = list(found.impacts)

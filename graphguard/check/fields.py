@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from graphguard import git
 from graphguard.check.interface import InterfaceChange
 from graphguard.check.overlay import Overlay
 from graphguard.languages.python.sigread.records import DATACLASS
@@ -217,7 +216,7 @@ def _trees(overlay: Overlay, paths: list[str], fields: Iterable[str]) -> Iterato
         if p not in new and p in overlay.new_entries:
             unchanged.setdefault(overlay.new_entries[p], []).append(p)
     texts = {p: new[p] for p in paths if p in new}
-    texts |= {p: data for sha, data in git.read_blobs(overlay.indexer.root, list(unchanged)) for p in unchanged[sha]}
+    texts |= {p: data for sha, data in overlay.read_blobs(list(unchanged)) for p in unchanged[sha]}
     for path in paths:
         data = texts.get(path)
         if data is None or len(data) > MAX_BYTES or not mention.search(data):  # most files never write the name

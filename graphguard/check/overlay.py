@@ -2,6 +2,9 @@
 
 The stored graph describes one commit; the changed files' new versions are laid over it
 (an overlay): facts are loaded per file on demand, and resolvers answer for either side.
+An Overlay is made of fields: a CodeGraph, a source of facts by blob, both sides' entries
+and module maps. It reads no SQL but the graph's and holds no Indexer nor Store: check.assemble
+builds one over the repository's store, a test over an in-memory graph (index.memory).
 """
 
 from __future__ import annotations
@@ -9,29 +12,25 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graphguard.check.newfacts import comment_edits, parse_new
 from graphguard.check.sides import Sides
 from graphguard.check.written import written_calls
 from graphguard.languages import for_path
-from graphguard.languages.python.modules import Layout, ModuleMap
-from graphguard.languages.python.probed import ProbedModuleMap
+from graphguard.languages.python.modules import ModuleMap
 from graphguard.model import FileFacts, UseKind
-from graphguard.repo import Repo
-from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
-from graphguard.store.schema import MetaKey, head
 
 if TYPE_CHECKING:
-    from graphguard.config import Config
-    from graphguard.index.update import Indexer
     from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.signature import Signature
     from graphguard.model import FileResolution, Site
-    from graphguard.store import Store
+
+
+def _no_blobs(shas: list[str]) -> Iterable[tuple[str, bytes]]:
+    return ()
 
 
 @dataclass
@@ -40,15 +39,15 @@ class Overlay:
 
     sides: Sides
     graph: CodeGraph
-    store: Store
-    indexer: Indexer
+    facts: Callable[[str], FileFacts | None]  # facts by blob: the indexer's (its blob cache), or an in-memory graph's
     stored_head: str | None  # the commit the stored graph describes
     new_facts: Mapping[str, FileFacts]  # tree-sitter facts of the changed files' new versions (newfacts.Facts)
     old_entries: Mapping[str, str]  # path -> blob, old side, every Python file
     new_entries: Mapping[str, str]
     old_map: ModuleMap
     new_map: ModuleMap
-    root: str = ""  # the repository's work tree (to read a blob)
+    # The contents of blobs, (sha, bytes) of each found (git.read_blobs over the work tree; an in-memory graph's).
+    read_blobs: Callable[[list[str]], Iterable[tuple[str, bytes]]] = _no_blobs
     commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (newfacts.comment_edits)
     # Uses in the changed files only (conflicts: a site in a file neither branch changed fails as it does on one side).
     changed_sites_only: bool = False
@@ -126,7 +125,7 @@ class Overlay:
 
         old = self.sides.old
         if path in old.data:
-            return self.indexer.facts(old.blobs[path]) or FileFacts.from_json(parse_blob(old.data[path]))
+            return self.facts(old.blobs[path]) or FileFacts.from_json(parse_blob(old.data[path]))
         return self._cached(path, self.old_entries)
 
     def new_facts_of(self, path: str) -> FileFacts | None:
@@ -134,7 +133,7 @@ class Overlay:
 
     def _cached(self, path: str, entries: Mapping[str, str]) -> FileFacts | None:
         sha = entries.get(path)
-        return self.indexer.facts(sha) if sha else None
+        return self.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
         from graphguard.languages.python.resolver import Resolver
@@ -155,7 +154,6 @@ class Overlay:
         """The signature of a definition (full qualname) in the new version; None when it cannot be read.
 
         Only that definition's source span is parsed (with the same-file bases of a class)."""
-        from graphguard import git
         from graphguard.languages.python import signature, spans
 
         module = self.new_map.primary.get(path)
@@ -166,7 +164,7 @@ class Overlay:
         if key not in self._new_signatures:
             data = self.sides.new.data.get(path)
             if data is None and path not in self.sides.paths and path in self.new_entries:
-                data = next((d for _, d in git.read_blobs(self.indexer.root, [self.new_entries[path]])), None)
+                data = next((d for _, d in self.read_blobs([self.new_entries[path]])), None)
             facts = self.new_facts_of(path)
             try:
                 sigs = None if data is None or facts is None else spans.extract_spans(data, facts, {local})
@@ -205,62 +203,18 @@ class SiteIndex:
 _NAMED = "\0"  # a key of SiteIndex that is a name, not a qualname
 
 
-def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True) -> Overlay:
-    """`config`: the folders of test data it names decide the module names. `cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
-    contents writes nothing, and most proposals are never committed)."""
-    from graphguard.index.update import Indexer
-
-    store = repo.store
-    indexer = Indexer(repo.paths, store)
-    commented = comment_edits(store, sides)
-    new_facts = parse_new(store, sides, cache_facts, commented, repo.caches.parsed)
-    # The snapshots around the changed files: the stored graph when it describes the old commit
-    # (the hook), asked path by path; else the old commit's tree.
-    stored_head = head(store)
-    old_entries: Mapping[str, str]
-    if stored_head == sides.old.rev:
-        stored = StoredPaths(store.graph)
-        old_entries = _StoredEntries(stored)
-        # The folders' layout decides the module names: kept by the indexer, or derived from every path (one read of the index of paths).
-        kept = Layout.from_json(store.meta(MetaKey.MODULE_LAYOUT.value)) if store.meta(MetaKey.MODULE_LAYOUT_HEAD.value) == stored_head else None
-        if kept is not None and kept.test_data != config.test_data:  # kept under another setting
-            kept = None
-        layout = kept or Layout.of(stored.all(), config.test_data)
-        old_map: ModuleMap = ProbedModuleMap(layout, stored)
-    else:
-        entries, _ = indexer.snapshot(sides.old.rev)
-        indexer.ensure_facts(entries)
-        old_entries = {e.path: e.blob for e in entries}
-        old_map = ModuleMap.build(old_entries, config.test_data)
+def lay_over(sides: Sides, graph: CodeGraph, facts: Callable[[str], FileFacts | None], stored_head: str | None,
+             new_facts: Mapping[str, FileFacts], old_entries: Mapping[str, str], old_map: ModuleMap, *,
+             read_blobs: Callable[[list[str]], Iterable[tuple[str, bytes]]] = _no_blobs, commented: frozenset[str] = frozenset()) -> Overlay:
+    """The Overlay of the changed files' new versions (`sides`, `new_facts`) over the old side (`old_entries`:
+    path -> blob, `old_map`), whose uses `graph` holds when `stored_head` is the old side's commit."""
     new_entries = _Overlaid(old_entries, sides.new.blobs, frozenset(sides.paths))
     # Module names depend only on the set of paths: most changes add or remove no file.
     added = {p for p in sides.new.blobs if for_path(p) is not None and p not in old_entries}
     removed = {p for p in sides.paths if p not in sides.new.blobs and p in old_entries}
     new_map = old_map.with_changes(added, removed) if added or removed else old_map
-    return Overlay(sides, CodeGraph(store.graph), store, indexer, stored_head, new_facts, old_entries, new_entries, old_map, new_map,
-                   repo.root, frozenset(commented))
-
-
-class _StoredEntries(Mapping[str, str]):
-    """path -> blob of the stored snapshot, read path by path (iterating reads them all)."""
-
-    def __init__(self, stored: StoredPaths):
-        self.stored = stored
-
-    def __getitem__(self, path: str) -> str:
-        blob = self.stored.blob(path)
-        if blob is None:
-            raise KeyError(path)
-        return blob
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and self.stored.blob(path) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.stored.all())
-
-    def __len__(self) -> int:
-        return len(self.stored.all())
+    return Overlay(sides, graph, facts, stored_head, new_facts, old_entries, new_entries, old_map, new_map, read_blobs=read_blobs,
+                   commented=commented)
 
 
 class _Overlaid(Mapping[str, str]):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from graphguard import codes, git
+from graphguard import codes
 from graphguard.check.overlay import Overlay
 from graphguard.languages import for_path
 from graphguard.model import UseKind
@@ -56,7 +56,7 @@ def _notes(overlay: Overlay, paths: set[str]) -> dict[str, Notes]:
     new = overlay.sides.new.data
     out = {p: lang.notes(new[p]) for p in paths if p in new and (lang := for_path(p)) is not None}
     blobs = {overlay.new_entries[p]: p for p in paths if p not in new and p not in overlay.sides.paths and p in overlay.new_entries}
-    for sha, data in git.read_blobs(overlay.root, list(blobs)):
+    for sha, data in overlay.read_blobs(list(blobs)):
         if (lang := for_path(blobs[sha])) is not None:
             out[blobs[sha]] = lang.notes(data)
     return out

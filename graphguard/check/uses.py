@@ -254,7 +254,7 @@ def _candidates(overlay: Overlay, qualname: str) -> list[str]:
         files |= naming
         aliases: set[str] = set()
         for p in naming:
-            facts = overlay.indexer.facts(overlay.old_entries[p])
+            facts = overlay.facts(overlay.old_entries[p])
             if facts is not None:
                 aliases |= _aliases(facts, names)
         frontier = aliases - names
@@ -270,7 +270,7 @@ def _files_naming(overlay: Overlay, names: set[str]) -> set[str]:
     out = {p for p in rows if p in overlay.old_entries and stored.get(p) == overlay.old_entries[p]}
     for path, blob in overlay.old_entries.items():
         if stored.get(path) != blob:
-            facts = overlay.indexer.facts(blob)
+            facts = overlay.facts(blob)
             if facts is not None and any(_names(facts, n) for n in names):
                 out.add(path)
     return out

@@ -15,6 +15,7 @@ from graphguard.languages import for_path
 from graphguard.languages.python.digests import EVERY_NAME, changed_names, returns_of
 from graphguard.languages.python.modules import names_of as module_names  # the indexer has a names_of of its own
 from graphguard.model import DefKind, FileFacts
+from graphguard.store import dependents, rows
 
 if TYPE_CHECKING:
     from graphguard.languages.python.modules import ModuleMap
@@ -140,7 +141,7 @@ class Dirty(Facts):
             push(p, names | self._made_by(blobs[p], names))
         if self._configs_changed or any(_by_path(p) for p in added + removed):
             # A config file, or a file that specifiers may name, came, went or changed: its language's files resolve anew.
-            every = {p for p, in db.execute("SELECT path FROM files") if _by_path(p)} | {p for p in added if _by_path(p)}
+            every = {p for p in rows.every_path(db) if _by_path(p)} | {p for p in added if _by_path(p)}
             clean -= len(every - dirty - fresh)
             dirty |= every
         if added or removed:
@@ -159,10 +160,7 @@ class Dirty(Facts):
                 continue
             modules = sorted(set(names_of(path)) | {module})
             plain, results = returns_of(names)
-            for src_path, src_id, src_blob, src_module, src_iface in db.execute(
-                "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
-                (fid,),
-            ):
+            for src_path, src_id, src_blob, src_module, src_iface in dependents.importers(db, fid):
                 old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
                 if src_path in gone or EVERY_NAME in queued.get(src_path, ()):
                     continue  # gone, or dirty already with every name passed on
@@ -183,10 +181,7 @@ class Dirty(Facts):
         """A file whose modules are paths (TypeScript): each importer re-resolves, and one that re-exports (`export *`,
         `export { a } from`) passes every name on. How many files this made dirty."""
         made = 0
-        for src_path, src_id, src_blob, src_module, src_iface in self.store.graph.execute(
-            "SELECT f.path, f.id, f.blob, f.module, f.iface FROM file_edges e JOIN files f ON f.id = e.src WHERE e.dst = ? AND e.kind = 'import'",
-            (fid,),
-        ):
+        for src_path, src_id, src_blob, src_module, src_iface in dependents.importers(self.store.graph, fid):
             old.setdefault(src_path, (src_id, src_blob, src_module, src_iface))
             if src_path in gone:
                 continue
@@ -218,9 +213,7 @@ class Dirty(Facts):
         prefixes = {n.rsplit(".", i)[0] for n in names for i in range(n.count(".") + 1)}
         tops = old_map.top_names ^ modmap.top_names
         affected: dict[str, set[int]] = {}
-        for path, line, module, name, status in self.store.graph.execute(
-            "SELECT f.path, i.line, i.module, i.name, i.status FROM imports i JOIN files f ON f.id = i.file_id"
-        ):
+        for path, line, module, name, status in dependents.every_import(self.store.graph):
             if _import_affected(module, name, status, names, prefixes, tops):
                 affected.setdefault(path, set()).add(line)
         return affected
@@ -228,8 +221,8 @@ class Dirty(Facts):
     def _bound_by(self, file_id: int, *, lines: set[int]) -> set[str]:
         """The module-level names a file binds by its imports on `lines`, and those it derives from them; every
         name when one is a star import or a class's base may involve one (its members come from the base)."""
-        row = self.store.graph.execute("SELECT blob FROM files WHERE id = ?", (file_id,)).fetchone()
-        facts = self.facts(row[0]) if row else None
+        blob = rows.blob_of_id(self.store.graph, file_id)
+        facts = self.facts(blob) if blob is not None else None
         if facts is None:
             return {EVERY_NAME}
         imports = [i for i in facts.imports if i.line in lines]
@@ -245,34 +238,18 @@ class Dirty(Facts):
         db = self.store.graph
         if EVERY_NAME in names:
             return {EVERY_NAME}
-        marks = ",".join("?" * len(names))
-        mods = ",".join("?" * len(modules))
-        bound = {
-            name
-            for (name,) in db.execute(
-                f"SELECT i.name FROM imports i WHERE i.file_id = ? AND i.module IN ({mods}) AND (i.name IN ({marks}) OR i.name = '*')",
-                (file_id, *modules, *names),
-            )
-        }
+        bound = dependents.names_imported(db, file_id, modules, names)
         if bound:
             return bound if "*" not in bound else {EVERY_NAME}
         # Sites name their target by the defining file's own module name.
         targets = [f"{module}.{n}" for n in names]
-        like = " OR ".join("target = ? OR target LIKE ?" for _ in targets)
         last = {n.rsplit(".", 1)[-1] for n in names}  # a member's name: `x.close()` unresolved
-        marks = ",".join("?" * len(last))
-        args: list[object] = [file_id, *last]
-        for t in targets:
-            args += [t, t + ".%"]
-        hit = db.execute(f"SELECT 1 FROM sites WHERE file_id = ? AND (name IN ({marks}) OR {like}) LIMIT 1", args).fetchone()
-        if hit:
+        if dependents.has_site_naming(db, file_id, last, targets):
             return set(names)
         # A use that resolved to nothing left no site (`class K(mod.Base)` before `Base` existed): where the
         # module itself is imported (`import pkg.mod`, or `from pkg import mod as alias`), look for the name in
         # the file's own text of uses.
-        mods = ",".join("?" * len(modules))
-        if db.execute(f"SELECT 1 FROM imports WHERE file_id = ? AND (name IS NULL AND module IN ({mods})"
-                      f" OR name IS NOT NULL AND module || '.' || name IN ({mods})) LIMIT 1", (file_id, *modules, *modules)).fetchone():
+        if dependents.imports_module(db, file_id, modules):
             facts = self.facts(blob)
             if facts is None or not last.isdisjoint(_words(facts)):
                 return set(names)
@@ -301,8 +278,7 @@ class Dirty(Facts):
         whatever it derives from one at module level: a binding (`obj = make()`), a function returning one
         (`def get() -> K`). A class whose base may involve one passes on every name: its members come from
         the base, whatever they are called."""
-        db = self.store.graph
-        if db.execute("SELECT 1 FROM sites WHERE file_id = ? AND kind = 'inherit' AND target LIKE ? LIMIT 1", (file_id, module + ".%")).fetchone():
+        if dependents.inherits_from_module(self.store.graph, file_id, module):
             return {EVERY_NAME}
         facts = self.facts(blob)
         if facts is None:
@@ -318,13 +294,10 @@ class Dirty(Facts):
     def _rebinds(self, file_id: int, facts: FileFacts, modules: list[str], names: set[str]) -> set[str]:
         """The names a file binds at module level by importing `names` from one of `modules`; for EVERY_NAME,
         every name it binds from them (the modules themselves included: `import a.b as m`)."""
-        mods = ",".join("?" * len(modules))
-        rows = set(self.store.graph.execute(
-            f"SELECT line, name FROM imports WHERE file_id = ? AND scope = '' AND module IN ({mods})", (file_id, *modules)
-        ))
-        if any(name == "*" for _, name in rows):
+        imported = dependents.module_level_imports_from(self.store.graph, file_id, modules)
+        if any(name == "*" for _, name in imported):
             return set(names)  # a star import re-exports them under their own names
         # The graph keeps the imported name; the facts have the alias it is bound to.
         every = EVERY_NAME in names
-        return {i.bound_name for i in facts.imports if (i.line, i.name) in rows and (every or i.name is not None and i.name in names)}
+        return {i.bound_name for i in facts.imports if (i.line, i.name) in imported and (every or i.name is not None and i.name in names)}
 

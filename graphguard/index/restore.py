@@ -9,6 +9,7 @@ from graphguard import git
 from graphguard.errors import GraphguardError
 from graphguard.index.plan import Planning
 from graphguard.model import IndexResult
+from graphguard.store.rows import warnings_by_path
 
 if TYPE_CHECKING:
     from graphguard.index.progress import Phases
@@ -61,10 +62,9 @@ class Restore(Planning):
 
     def _restored(self, head: str) -> IndexResult:
         """What an index of `head` reports, read from the restored graph: its files and their warnings."""
-        db = self.store.graph
         warnings = [tuple(w) for w in json.loads(self.store.meta("snapshot_warnings") or "[]")]
         files = 0
-        for path, raw in db.execute("SELECT path, warnings FROM files ORDER BY path"):
+        for path, raw in warnings_by_path(self.store.graph):
             files += 1
             warnings.extend((path, w) for w in (json.loads(raw) if raw else ()))
         return IndexResult(head, files=files, warnings=[(str(p), str(w)) for p, w in warnings])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from graphguard.languages.python.modules import ModuleMap, is_python
 from graphguard.store import Store
+from graphguard.store.rows import every_path, module_at
 
 
 class _HasStore(Protocol):
@@ -38,7 +39,7 @@ class _StoredMap(ModuleMap):
         """Every stored path (and the folders' counts), read once."""
         if self._paths is None:
             # Python's map: the files of other languages are no modules of it (ModuleMap.build leaves them out too).
-            paths = frozenset(str(row[0]) for row in self._rows("SELECT path FROM files", ()) if is_python(str(row[0])))
+            paths = frozenset(p for p in every_path(self._ix.store.graph) if is_python(p))
             below: dict[str, int] = {}
             for path in paths:
                 folder = path
@@ -47,9 +48,6 @@ class _StoredMap(ModuleMap):
                     below[folder] = below.get(folder, 0) + 1
             self._paths, self._below = paths, below
         return self._paths
-
-    def _rows(self, sql: str, args: Iterable[object]) -> list[tuple[object, ...]]:
-        return list(self._ix.store.graph.execute(sql, tuple(args)))
 
     def _named(self, name: str) -> list[str] | None:
         if name not in self._named_memo:
@@ -64,8 +62,7 @@ class _StoredMap(ModuleMap):
 
     def _module(self, path: str) -> str | None:
         if path not in self._module_memo:
-            found = self._rows("SELECT module FROM files WHERE path = ?", (path,))
-            self._module_memo[path] = str(found[0][0]) if found else None
+            self._module_memo[path] = module_at(self._ix.store.graph, path)
         return self._module_memo[path]
 
     def _under(self, folder: str, but: tuple[str, ...] = ()) -> bool:

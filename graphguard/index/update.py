@@ -24,26 +24,15 @@ from graphguard.index.facts import UNREADABLE
 from graphguard.index.plan import Entry, Plan, facts_key, is_config, rebuild_is_cheaper
 from graphguard.index.progress import HOOK_VARIABLE, Phases
 from graphguard.index.restore import Restore
+from graphguard.index.rows import add_file, add_resolution, digests_of, module_of
 from graphguard.index.storedmap import _StoredMap
 from graphguard.index.workers import _Job, resolve
-from graphguard.languages import for_path, symbol_name
-from graphguard.languages.python.digests import interface_digests
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.model import FileFacts, FileResolution, IndexResult
 from graphguard.store import Store
-from graphguard.store.writes import ID_BATCH, _Rows, write
-
-
-def module_of(modmap: ModuleMap, path: str) -> str:
-    """A file's module name: Python's from the map; a language's that names modules by path, the path."""
-    lang = for_path(path)
-    return path if lang is not None and lang.by_path else modmap.module_of(path)
-
-
-def digests_of(path: str, facts: FileFacts) -> dict[str, str]:
-    """The interface digests of a file, by its language."""
-    lang = for_path(path)
-    return lang.interface(facts) if lang is not None and lang.by_path else interface_digests(facts)
+from graphguard.store import rows as stored_rows
+from graphguard.store.paths import file_count
+from graphguard.store.writes import _Rows, write, write_empty
 
 
 class Indexer(Dirty, Restore):
@@ -89,9 +78,7 @@ class Indexer(Dirty, Restore):
         store = self.store
         if head is None:  # no commit yet: an empty graph
             with store.write_lock(self.lock_timeout), store.transaction() as db:
-                for table in ("files", "symbols", "sites", "file_edges", "imports"):
-                    db.execute(f"DELETE FROM {table}")
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
+                write_empty(db)
             return IndexResult(None, noop=True)
         if self.is_current(head):
             return IndexResult(head, noop=True, elapsed_ms=int((time.perf_counter() - t0) * 1000))
@@ -126,13 +113,9 @@ class Indexer(Dirty, Restore):
     def _update_delta(self, head: str, modified: dict[str, Entry]) -> IndexResult:
         db = self.store.graph
         with self.phases("list files"):
-            old: dict[str, tuple[int, str, str, str]] = {}
             paths = sorted(modified)
-            for i in range(0, len(paths), ID_BATCH):
-                batch = paths[i : i + ID_BATCH]
-                old.update((path, (fid, blob, module, iface)) for fid, path, blob, module, iface in db.execute(
-                    f"SELECT id, path, blob, module, iface FROM files WHERE path IN ({','.join('?' * len(batch))})", batch))
-            n_old = db.execute("SELECT count(*) FROM files").fetchone()[0]
+            old = stored_rows.rows_of(db, paths)
+            n_old = file_count(db)
             roots = tuple(json.loads(self.store.meta("module_roots2") or "[]"))
         if len(old) < len(modified) or not roots:  # a file the graph does not have: not a modification after all
             return self._update_unsafe(head)
@@ -161,7 +144,7 @@ class Indexer(Dirty, Restore):
         with self.phases("list files"):
             entries, warnings = self.snapshot(head)
             new = {e.path: e for e in entries}
-            old = {path: (fid, blob, module, iface) for fid, path, blob, module, iface in db.execute("SELECT id, path, blob, module, iface FROM files")}
+            old = stored_rows.every_row(db)
         plan, parsed, modmap, digests = self._plan(new, old, rebuild=rebuild)
         gone = set(plan.removed)
         ids = {p: v[0] for p, v in old.items() if p not in gone}
@@ -227,39 +210,11 @@ class Indexer(Dirty, Restore):
 
     def _file_rows(self, job: _Job, path: str, rows: _Rows) -> None:
         e = job.new[path]
-        facts = self.facts(facts_key(path, e.blob)) or UNREADABLE
-        module = module_of(job.modmap, path)
-        fid = job.ids[path]
-        rows.files.append((fid, path, e.blob, module, int(self.is_test(path)), json.dumps(job.digests.get(path) or digests_of(path, facts)),
-                           int(facts.parsed), json.dumps(facts.warnings) if facts.warnings else None))
-        rows.symbols.extend(
-            (fid, symbol_name(path, module, d.qualname), d.qualname.rsplit(".", 1)[-1], d.kind.value, d.line, d.end_line, d.signature,
-             json.dumps(d.bases) if d.bases else None)
-            for d in facts.definitions
-        )
+        add_file(rows, job.ids[path], path, e.blob, self.facts(facts_key(path, e.blob)) or UNREADABLE, module_of(job.modmap, path),
+                 is_test=self.is_test(path), digests=job.digests.get(path))
 
     def _resolution_rows(self, job: _Job, r: FileResolution, rows: _Rows) -> None:
-        id_of = job.id_of
-        fid = id_of(r.path)
-        assert fid is not None
-        rows.sites.extend(
-            (fid, s.kind, s.scope, s.text, s.name, s.resolution.value, s.target, s.init_target, s.line, s.end_line,
-             s.col, s.end_col, s.shape.n_positional, ",".join(s.shape.keywords), int(s.shape.has_star), int(s.shape.has_starstar))
-            for s in r.sites
-        )
-        rows.imports.extend(
-            (fid, i.line, i.module, i.name, i.status, id_of(i.target_path) if i.target_path else None, i.scope, int(i.type_checking),
-             i.form, i.category)
-            for i in r.imports
-        )
-        test = self.is_test(r.path)
-        for dst, symbols in r.uses.items():
-            dst_id = id_of(dst)
-            if dst_id is None:
-                continue
-            rows.edges.append((fid, dst_id, "import", len(symbols)))
-            if test and not self.is_test(dst):
-                rows.edges.append((fid, dst_id, "test-of", len(symbols)))
+        add_resolution(rows, r, job.id_of, self.is_test)
 
     # the write
 

@@ -21,6 +21,8 @@ from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.resolver import Resolver
 from graphguard.model import FileFacts, FileResolution
 from graphguard.store import Store
+from graphguard.store.db import open_scratch
+from graphguard.store.rows import blob_and_id, every_path
 from graphguard.store.writes import _Rows
 
 #: prctl(2) option: the signal a process gets when the thread that forked it dies.
@@ -120,7 +122,7 @@ class _Job:
     def paths_of(self, lang: Language) -> list[str]:
         """The indexed files of a language at the job's commit."""
         if self.stored:
-            stored = {str(p) for (p,) in self.indexer.store.graph.execute("SELECT path FROM files")}
+            stored = set(every_path(self.indexer.store.graph))
             return sorted(p for p in stored | set(self.new) if lang.claims(p))
         return sorted(p for p in self.new if lang.claims(p))
 
@@ -148,7 +150,7 @@ class _Job:
         if e is not None or not self.stored:
             return e.blob if e is not None else None
         if path not in self._blobs:
-            row = self.indexer.store.graph.execute("SELECT blob, id FROM files WHERE path = ?", (path,)).fetchone()
+            row = blob_and_id(self.indexer.store.graph, path)
             self._blobs[path] = row[0] if row else None
             if row:
                 self.ids[path] = row[1]
@@ -180,8 +182,7 @@ def _resolve_chunk(index: int) -> tuple[str, int, dict[str, tuple[str, ...]]]:
     assert job is not None
     path = os.path.join(job.scratch, f"{os.getpid()}.sqlite3")
     if _SCRATCH is None:
-        _SCRATCH = sqlite3.connect(path, isolation_level=None)
-        _SCRATCH.execute("PRAGMA synchronous=OFF")
+        _SCRATCH = open_scratch(path)
     job.indexer._rows(job, job.chunks[index]).save(_SCRATCH, index)
     warned, job.indexer._warned = job.indexer._warned, {}
     return path, index, warned

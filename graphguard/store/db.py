@@ -221,6 +221,24 @@ def _open_readonly(path: str, version: int, what: str) -> sqlite3.Connection:
 
 
 
+def open_memory(schema: str, version: int) -> sqlite3.Connection:
+    """A database in memory holding `schema` at `version`, as open_db makes a new file (the in-memory graph of tests)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    with transaction(conn):
+        for statement in schema.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version={version}")
+    return conn
+
+
+def open_scratch(path: str) -> sqlite3.Connection:
+    """A resolution worker's scratch database: its own file, read once by the parent's write, so nothing is synced."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA synchronous=OFF")
+    return conn
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection, *, join: bool = False) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE: the write lock first, so no reader's snapshot blocks the commit),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphguard.languages.python.modules import LAYOUT_HEAD_KEY, LAYOUT_KEY, Layout
+from graphguard.store.db import transaction
 
 #: One phase of an update, timed (index.progress.Phases): `phase(name)` is a context manager.
 Phase = Callable[[str], AbstractContextManager[Any]]
@@ -108,12 +109,18 @@ class _Rows:
 
     def save(self, conn: sqlite3.Connection, chunk: int) -> None:
         """Into a scratch database, as tables `<table>_<chunk>`."""
-        conn.execute("BEGIN")
-        for table in _INSERTS:
-            width = _WIDTH[table]
-            conn.execute(f"CREATE TABLE {table}_{chunk}({', '.join(f'c{i}' for i in range(width))})")
-            conn.executemany(f"INSERT INTO {table}_{chunk} VALUES ({','.join('?' * width)})", getattr(self, table))
-        conn.execute("COMMIT")
+        with transaction(conn):
+            for table in _INSERTS:
+                width = _WIDTH[table]
+                conn.execute(f"CREATE TABLE {table}_{chunk}({', '.join(f'c{i}' for i in range(width))})")
+                conn.executemany(f"INSERT INTO {table}_{chunk} VALUES ({','.join('?' * width)})", getattr(self, table))
+
+
+def write_empty(db: sqlite3.Connection) -> None:
+    """The graph of a repository without a commit (inside the caller's transaction): no rows, the head ''."""
+    for table in ("files", "symbols", "sites", "file_edges", "imports"):
+        db.execute(f"DELETE FROM {table}")
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('head', '')")
 
 
 #: The tables of rows per file (besides `files`): what a rebuild empties and re-indexes.
