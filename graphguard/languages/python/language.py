@@ -6,7 +6,7 @@ libcst, so the modules that load them are imported inside the methods that need 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
@@ -97,6 +97,12 @@ class Python:
         from graphguard.languages.python import sigdiff
 
         return sigdiff.compare(old, new, kept)
+
+    def moves(self, removed: Sequence[tuple[str, SymbolChange]],
+              added: Sequence[tuple[str, Signature]]) -> list[tuple[str, SymbolChange]]:
+        from graphguard.languages.python import sigdiff
+
+        return sigdiff.find_moves(removed, added)
 
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding:
         from graphguard.languages.python import binding

@@ -6,7 +6,7 @@ Importing this module imports no parser: each method imports what it calls.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphguard.languages.typescript.grammar import SUFFIXES, Dialect, dialect_of, is_declaration, is_typescript_source
@@ -92,6 +92,13 @@ class TypeScript:
         from graphguard.languages.typescript import sigdiff
 
         return sigdiff.compare(old, new, kept)
+
+    def moves(self, removed: Sequence[tuple[str, SymbolChange]],
+              added: Sequence[tuple[str, Signature]]) -> list[tuple[str, SymbolChange]]:
+        """Removals another file gained with the same name and shape; the module keys are paths."""
+        from graphguard.languages.typescript import sigdiff
+
+        return sigdiff.find_moves(removed, added)
 
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding:
         from graphguard.languages.typescript import binding
