@@ -171,7 +171,9 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     python, others = bypath.split(diff.paths)
     if others:  # TypeScript/JavaScript files: checked through their Language, beside Python's pipeline
         read = sides.read_sides(repo.root, old_rev, target, diff._replace(paths=others), kept_blobs=repo.caches.blobs)
-        changes, warnings = bypath.assess(repo.root, CodeGraph(repo.store.graph), repo.store.load_facts, read, target)
+        graph = CodeGraph(repo.store.graph)
+        changes, warnings = bypath.assess(repo.root, graph, repo.store.load_facts, read, target)
+        changes = tests_to_run.attach(graph, config, changes)
         if python:
             theirs = assess(repo, config, old_rev, target, diff._replace(paths=python), changed_sites_only=changed_sites_only)
             changes, warnings = theirs.changes + changes, theirs.warnings + read.warnings + warnings

@@ -109,6 +109,10 @@ class Python:
 
         return binding.bind(call, sig, implicit_first=implicit_first)
 
+    def test_names(self, data: bytes, lines: Collection[int], *, kind: str = "") -> list[str | None]:
+        """None each: Python's tests are functions, named by the graph (pytest node ids)."""
+        return [None for _ in lines]
+
     def notes(self, data: bytes) -> Notes:
         from graphguard.languages.python import notes
 

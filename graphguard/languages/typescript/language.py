@@ -105,6 +105,12 @@ class TypeScript:
 
         return binding.bind(call, sig)
 
+    def test_names(self, data: bytes, lines: Collection[int], *, kind: str = "") -> list[str | None]:
+        """The `it`/`test` names around the lines of a test file (vitest and jest run tests by name)."""
+        from graphguard.languages.typescript import testnames
+
+        return testnames.test_names(data, _dialect(kind or Dialect.TYPESCRIPT.value), lines)
+
     def notes(self, data: bytes) -> Notes:
         from graphguard.languages.python.notes import Notes
 
