@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from graphguard import git
-from graphguard.check import pathcalls, pathjudge
+from graphguard.check import pathcalls, pathconfig, pathjudge
 from graphguard.check.revisions import Commits, Staged, Target
 from graphguard.check.sides import Sides
 from graphguard.index.plan import facts_key, is_config
@@ -48,14 +48,26 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     # name imported from elsewhere, may lead them to it still.
     gone = {f"{path}#{c.qualname}" for path, _, c in found if c.change in pathjudge.GONE}
     importers = {u.path for symbol in sorted(gone) for u in graph.uses_of(symbol)} - changed
-    read = _reader(root, sides.new.rev, target)
+    configs = [p for p in sides.paths if for_path(p) is None]  # revisions.Changes.configs
+    if configs:  # every import of every unchanged file may lead elsewhere now
+        importers |= {p for p in graph.parsed_blobs() if by_path(p)} - changed
+    read = _new_side(sides, _reader(root, sides.new.rev, target))
     fresh = _fresh(root, graph, load_raw, sides, read, {p: f.facts for p, f in files.items()}, importers)
     sigs = pathjudge.NewSigs(sides.new.data, read)
     impacts = [pathjudge.impact(lang, path, c, graph, fresh, changed, sigs) for path, lang, c in found]
     symbols = {f"{path}#{q}" for path, _, c in found for q in (c.qualname, c.new_qualname) if q is not None}
     symbols |= {f"{c.new_module}#{c.new_qualname}" for _, _, c in found if c.change is ChangeKind.MOVED}
     impacts += pathcalls.find(files, fresh, symbols, sigs)
+    if configs:
+        unchanged = {p: r for p, r in fresh.items() if p not in changed}
+        impacts += pathconfig.assess(configs, graph.import_rows(set(unchanged)), unchanged)
     return impacts, warnings
+
+
+def _new_side(sides: Sides, read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:
+    """The new side's bytes: a changed file's (a proposed tsconfig.json among them) from `sides`, the rest by `read`."""
+    changed = set(sides.paths)
+    return lambda path: sides.new.data.get(path) if path in changed else read(path)
 
 
 def _written(sides: Sides) -> dict[str, pathcalls.Written]:
