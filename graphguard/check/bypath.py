@@ -52,7 +52,7 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     if configs:  # every import of every unchanged file may lead elsewhere now
         importers |= {p for p in graph.parsed_blobs() if by_path(p)} - changed
     read = _new_side(sides, _reader(root, sides.new.rev, target))
-    fresh = _fresh(root, graph, load_raw, sides, read, {p: f.facts for p, f in files.items()}, importers)
+    fresh = _fresh(root, graph, load_raw, sides, target, read, {p: f.facts for p, f in files.items()}, importers)
     sigs = pathjudge.NewSigs(sides.new.data, read)
     impacts = [pathjudge.impact(lang, path, c, graph, fresh, changed, sigs) for path, lang, c in found]
     symbols = {f"{path}#{q}" for path, _, c in found for q in (c.qualname, c.new_qualname) if q is not None}
@@ -103,8 +103,8 @@ def _changes(sides: Sides, files: dict[str, pathcalls.Written]) -> list[tuple[st
     return [(path, lang, c) for lang, removed, added in per_lang.values() for path, c in lang.moves(removed, added)]
 
 
-def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides, read: Callable[[str], bytes | None],
-           new_facts: dict[str, FileFacts], importers: set[str]) -> dict[str, FileResolution]:
+def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides, target: Target,
+           read: Callable[[str], bytes | None], new_facts: dict[str, FileFacts], importers: set[str]) -> dict[str, FileResolution]:
     """The changed files (and `importers`) of each by-path language in their new version, resolved against the new tree."""
     stored = graph.parsed_blobs()
     gone = {p for p in sides.paths if p not in sides.new.data}
@@ -123,14 +123,15 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
             blob = stored.get(path)
             return _stored_facts(root, load_raw, path, blob, lang) if blob is not None else None
 
-        resolver = lang.resolver(_tree(paths, _memo(load), read))
+        resolver = lang.resolver(_tree(root, sides.new.rev, target, paths, _memo(load), read))
         for path in wanted:
             out[path] = lang.resolve_file(resolver, path)
     return out
 
 
-def _tree(paths: list[str], load: Callable[[str], FileFacts | None], read: Callable[[str], bytes | None]) -> Tree:
-    """The new side's tree as a language's resolver reads it (one place: what the resolver is given grows here)."""
+def _tree(root: str, rev: str, target: Target, paths: list[str], load: Callable[[str], FileFacts | None],
+          read: Callable[[str], bytes | None]) -> Tree:
+    """The new side's tree (`rev` of `target`) as a language's resolver reads it: one place, where what it is given grows."""
     return Tree(paths, load, read)
 
 
