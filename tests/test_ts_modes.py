@@ -84,6 +84,34 @@ def test_callers_impact_and_outline_of_path_symbols(make_repo: Callable[..., Git
     assert "function parseAmount(text: string, currency: string): number" in outline.out
     assert "total(tax: number): number" in outline.out and "return tax" not in outline.out
     assert "def parse(text, currency)" in outline.out
+    doc = graphguard(repo, "outline", "web/src/cart.ts", "--format", "json").json
+    (cart,) = doc["files"]
+    assert [(d["name"], d["line"], d["docstring"]) for d in cart["definitions"]] == [
+        ("Cart", 2, "A shopping cart."), ("Cart.constructor", 3, None), ("Cart.total", 5, "The total with tax."),
+        ("parseAmount", 7, None)]
+
+
+def test_outline_reads_jsdoc_file_summaries_and_decorators(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({"src/svc.ts": """
+        /**
+         * @file Services of the shop.
+         */
+        import { Injectable, Get } from "deco";
+        /**
+         * Finds prices. Cached.
+         * @param id the product
+         */
+        @Injectable()
+        export class Prices {
+          /** One price. */
+          @Get("/price")
+          price(id: string): number { return 1; }
+        }
+    """})
+    (svc,) = graphguard(repo, "outline", "src/svc.ts", "--format", "json").json["files"]
+    assert svc["docstring"] == "Services of the shop."
+    assert [(d["name"], d["docstring"], d["decorators"]) for d in svc["definitions"]] == [
+        ("Prices", "Finds prices.", ["Injectable()"]), ("Prices.price", "One price.", ['Get("/price")'])]
 
 
 def test_context_and_related_rank_typescript_files_and_fence_them_as_typescript(make_repo: Callable[..., GitRepo],

@@ -133,7 +133,7 @@ class Python:
 
         return encoding.to_utf8(data)
 
-    def outline(self, data: bytes) -> Extras:
+    def outline(self, data: bytes, kind: str = "") -> Extras:
         from graphguard.languages.python import docstrings
 
         return docstrings.extract(data)

@@ -129,10 +129,10 @@ class TypeScript:
         text, warning = self.text(data)
         return (data if warning is None and not data.startswith(b"\xef\xbb\xbf") else text.encode()), warning
 
-    def outline(self, data: bytes) -> Extras:
-        from graphguard.languages.python.docstrings import NONE
+    def outline(self, data: bytes, kind: str = "") -> Extras:
+        from graphguard.languages.typescript import outline
 
-        return NONE
+        return outline.extract(data, _dialect(kind or Dialect.TYPESCRIPT.value))
 
 
 TYPESCRIPT = TypeScript()
