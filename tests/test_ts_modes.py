@@ -139,6 +139,7 @@ def test_ci_formats_name_the_broken_typescript_caller(make_repo: Callable[..., G
     assert places("locations") == {("web/src/cart.ts", 7)}
     assert places("relatedLocations") == {("web/src/page.tsx", 5), ("web/legacy.js", 2)}
     assert results[0]["properties"]["symbol"] == "web/src/cart.ts#parseAmount"
+    assert results[0]["message"]["text"].endswith("but got 2.")  # the compiler's sentence, not a second full stop
     github = graphguard(repo, "check", "--base", base, "--format", "github")
     assert "::error file=web/src/page.tsx,line=5" in github.out and "::error file=web/legacy.js,line=2" in github.out
     markdown = graphguard(repo, "check", "--base", base, "--format", "markdown")
