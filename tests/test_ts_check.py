@@ -212,14 +212,14 @@ def test_a_config_change_that_moves_no_import_passes_and_python_alone_is_unchang
 
 def test_the_resolution_entry_judges_each_stored_import_against_the_new_resolution() -> None:
     from graphguard.check import pathconfig
-    from graphguard.model import FileResolution, ImportRow, ImportStatus, Resolution, Site
+    from graphguard.model import FileResolution, ImportRow, ImportStatus, Resolution, Site, UseKind
 
     now = FileResolution("app/page.ts", "app/page.ts")
     now.imports += [ImportRow(1, "@/money", "parseAmount", ImportStatus.UNRESOLVED, None, "app/page.ts", False),
                     ImportRow(2, "@/cart", "Cart", ImportStatus.INTERNAL, "lib/cart.ts", "app/page.ts", False),
                     ImportRow(3, "@/tax", "rate", ImportStatus.INTERNAL, "lib/tax.ts", "app/page.ts", False),
                     ImportRow(4, "./same", "x", ImportStatus.INTERNAL, "app/same.ts", "app/page.ts", False)]
-    now.sites.append(Site("import", "app/page.ts", "Cart", "Cart", Resolution.EXACT, "lib/cart.ts#Cart", "lib/cart.ts", None, 2, 2))
+    now.sites.append(Site(UseKind.IMPORT, "app/page.ts", "Cart", "Cart", Resolution.EXACT, "lib/cart.ts#Cart", "lib/cart.ts", None, 2, 2))
     rows = [("app/page.ts", 1, "@/money", "parseAmount", "internal", "src/money.ts", "static", "paths"),
             ("app/page.ts", 2, "@/cart", "Cart", "internal", "src/cart.ts", "static", "paths"),
             ("app/page.ts", 3, "@/tax", "rate", "internal", "src/tax.ts", "static", "paths"),

@@ -58,7 +58,7 @@ def _new_sites(f: Written, resolved: FileResolution) -> list[Site]:
     """The call sites of the new version that the old one did not make."""
     old = f.lang.parse(f.old, f.kind) if f.old is not None else None
     written = written_calls(old, f.facts, f.old, f.new)
-    return [s for s in resolved.sites if s.kind == UseKind.CALL.value and (s.line, s.col) in written]
+    return [s for s in resolved.sites if s.kind is UseKind.CALL and (s.line, s.col) in written]
 
 
 def _bind(lang: Language, sig: object, path: str, site: Site) -> CallerImpact:

@@ -45,7 +45,7 @@ def _judge(row: Row, now: FileResolution) -> CallerImpact | None:
         return None
     if after is None:
         return impact(Status.BROKEN, f"'{specifier}' resolved to {before} before this change, and to no file of the repository now")
-    reached = name in (None, "*") or any(s.kind == UseKind.IMPORT.value and s.line == line and s.text == name and s.target is not None
+    reached = name in (None, "*") or any(s.kind is UseKind.IMPORT and s.line == line and s.text == name and s.target is not None
                                          for s in now.sites)
     if not reached:
         return impact(Status.BROKEN, f"'{specifier}' resolves to {after} now (was {before}), which exports no '{name}'")

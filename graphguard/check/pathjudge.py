@@ -53,7 +53,7 @@ def uses(graph: CodeGraph, symbol: str, changed: set[str], fresh: Mapping[str, F
 
 
 def _use(path: str, s: Site) -> Use:
-    return Use(path, s.line, s.end_line, s.col, s.scope, UseKind(s.kind), s.text, s.resolution, s.shape)
+    return Use(path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution, s.shape)
 
 
 def lost_imports(path: str, qualname: str, changed: set[str], fresh: Mapping[str, FileResolution]) -> list[Use]:
@@ -65,7 +65,7 @@ def lost_imports(path: str, qualname: str, changed: set[str], fresh: Mapping[str
     for r in fresh.values():
         if r.path not in changed:
             continue
-        reached = {(s.line, s.text) for s in r.sites if s.kind == UseKind.IMPORT.value and s.target is not None}
+        reached = {(s.line, s.text) for s in r.sites if s.kind is UseKind.IMPORT and s.target is not None}
         for row in r.imports:
             if row.target_path == path and row.name == qualname and (row.line, qualname) not in reached:
                 out.append(Use(r.path, row.line, row.line, 0, row.scope, UseKind.IMPORT, qualname, Resolution.UNRESOLVED))
@@ -125,7 +125,7 @@ class _Judge:
         if r is None:
             return None
         for s in r.sites:
-            if (s.line, s.col, s.kind, s.text) == (use.line, use.col, use.kind.value, use.text) and s.target is not None:
+            if (s.line, s.col, s.kind, s.text) == (use.line, use.col, use.kind, use.text) and s.target is not None:
                 sig = self.sigs.of(s.target)
                 return (s.target, sig) if sig is not None else None
         return None
