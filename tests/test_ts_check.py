@@ -231,3 +231,23 @@ def test_the_resolution_entry_judges_each_stored_import_against_the_new_resoluti
     assert [(c.line, c.status.value) for c in entry.callers] == [(1, "broken"), (3, "broken"), (2, "ok")]
     assert "lib/cart.ts now (was src/cart.ts)" in entry.callers[2].reason
     assert pathconfig.assess(["tsconfig.json"], rows[3:], {"app/page.ts": now}) == []
+
+
+def test_a_definition_renamed_in_its_file_breaks_its_importers_and_a_move_behind_a_barrel_breaks_nobody(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    _stage(repo, {"src/money.ts": MONEY.replace("function parseAmount(", "function parseMoney(")})
+    renamed = _check(graphguard, repo, "--staged")
+    assert renamed.code == 1
+    entry = _entry(renamed.json, "src/money.ts#parseAmount")
+    assert entry["change"] == "renamed" and entry["breaking"][0] == "renamed:parseMoney"
+    assert {p for p, _, s in _callers(entry) if s == "broken"} == {"src/use.ts", "web/old.js"}
+    barrel = make_repo({**APP, "src/index.ts": 'export * from "./money";\nexport * from "./parse";\n',
+                        "src/use.ts": 'import { parseAmount } from "./index";\nexport const run = () => parseAmount("1", "EUR");\n'},
+                       name="barrel")
+    _stage(barrel, {"src/money.ts": MOVED["src/money.ts"], "src/parse.ts": MOVED["src/parse.ts"],
+                    "web/old.js": APP["web/old.js"].replace("money.js", "index.js")})
+    moved = _check(graphguard, barrel, "--staged")
+    assert moved.code == 0, moved.out
+    entry = _entry(moved.json, "src/money.ts#parseAmount")
+    assert entry["change"] == "moved" and {s for _, _, s in _callers(entry)} == {"ok"}
