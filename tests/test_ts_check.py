@@ -114,6 +114,7 @@ def test_a_definition_moved_to_another_file_breaks_the_importers_of_the_old_one(
     assert result.code == 1, result.out
     entry = _entry(result.json, "src/money.ts#parseAmount")
     assert entry["change"] == "moved" and entry["breaking"] == ["moved:src/parse.ts#parseAmount"]
+    assert (entry["path"], entry["line"]) == ("src/parse.ts", 1)  # where it is now
     assert _callers(entry) == {("src/use.ts", "import", "broken"), ("src/use.ts", "call", "broken"),
                                ("web/old.js", "import", "broken"), ("web/old.js", "call", "broken")}
     assert all("src/parse.ts#parseAmount" in c["reason"] for c in entry["callers"])

@@ -84,6 +84,8 @@ def impact(lang: Language, path: str, change: Any, graph: CodeGraph, fresh: Mapp
     judge = _Judge(lang, path, change, fresh, sigs)
     callers = tuple(c for u in found if (c := judge(u, written=u.path in changed)) is not None)
     line = change.before.line if change.before is not None else change.after.line if change.after is not None else 1
+    if change.change is ChangeKind.MOVED and change.after is not None:  # as Python's: where the definition is now
+        path, line = change.new_module, change.after.line
     return SymbolImpact(symbol, path, line, change.change, change.breaking, change.before.text if change.before else None,
                         change.after.text if change.after else None, callers)
 
