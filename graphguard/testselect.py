@@ -202,13 +202,15 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
             if node in seen or len(seen) >= MAX_NODES:
                 continue
             seen.add(node)
+            if is_script_test(node.path):  # its tests are calls (`it("adds", ...)`), not functions: the file is the test
+                walk.file_hits[node.path] = min(walk.file_hits.get(node.path, distance), distance)
+                continue
             local = walk.local(node)
             # Module-level code and a class body (not one inside a function) run when the module is imported.
             if at_import or node.qualname == walk.module(node.path) or ".<locals>." not in local and walk.is_class(node.qualname):
                 _import_time(walk, node.path, distance)
                 continue
-            # A script's tests are calls (`it("adds", () => ...)`), not functions: its file is what the walk reaches.
-            test = enclosing_test(local) if is_test_module(node.path) and node.path.endswith(".py") else None
+            test = enclosing_test(local) if is_test_module(node.path) else None
             if test is not None:
                 key = (node.path, test)
                 walk.test_hits[key] = min(walk.test_hits.get(key, distance), distance)

@@ -252,3 +252,12 @@ def test_a_definition_renamed_in_its_file_breaks_its_importers_and_a_move_behind
     assert moved.code == 0, moved.out
     entry = _entry(moved.json, "src/money.ts#parseAmount")
     assert entry["change"] == "moved" and {s for _, _, s in _callers(entry)} == {"ok"}
+
+
+def test_a_new_call_in_a_file_that_does_not_parse_is_not_blamed(make_repo: Callable[..., GitRepo],
+                                                                graphguard: Callable[..., Any]) -> None:
+    repo = make_repo(APP)
+    _stage(repo, {"src/use.ts": APP["src/use.ts"] + 'export const two = () => parseAmount("3");\nexport function (\n'})
+    result = _check(graphguard, repo, "--staged")
+    assert not [c for c in result.json["changes"] if c["change"] == "new-calls"], result.out
+    assert any(w["path"] == "src/use.ts" for w in result.json["warnings"])
