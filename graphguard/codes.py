@@ -164,6 +164,9 @@ def explain(code: str, *, default_block_on: tuple[str, ...]) -> str | None:
     else:
         blocks = "when a caller no longer binds (a `broken` caller)"
     blocks += "; on its own, " + ("by default (`block_on`)" if name in default_block_on else "only when `block_on` names it")
+    if found.name is CodeName.RESOLUTION:  # a config file holds no definition line to accept it on
+        return "\n".join([f"{name} ({found.kind.value} code): {found.explanation}", f"  reported as: {shown}", f"  blocks: {blocks}",
+                          "  accept the change: point the imports listed as `broken` at where their files are now"])
     return "\n".join([
         f"{name} ({found.kind.value} code): {found.explanation}",
         f"  reported as: {shown}",
