@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tests.helpers import GitRepo
 
 MONEY = """
@@ -184,8 +182,7 @@ ALIASED = {
 def test_a_tsconfig_change_that_unmaps_an_alias_breaks_its_imports_staged_and_proposed(
         make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any], tmp_path: Any) -> None:
     repo = make_repo(ALIASED)
-    if {i["target"] for i in graphguard(repo, "imports", "app", "--format", "json").json["imports"]} != {"src/money.ts"}:
-        pytest.xfail("tsconfig paths are resolved by the module resolution of ts-resolve, not by the interim one")
+    assert {i["target"] for i in graphguard(repo, "imports", "app", "--format", "json").json["imports"]} == {"src/money.ts"}
     unmapped = '{"compilerOptions": {"baseUrl": ".", "paths": {"~/*": ["src/*"]}}}\n'
     proposal = tmp_path / "tsconfig.json"
     proposal.write_text(unmapped)
@@ -261,3 +258,17 @@ def test_a_new_call_in_a_file_that_does_not_parse_is_not_blamed(make_repo: Calla
     result = _check(graphguard, repo, "--staged")
     assert not [c for c in result.json["changes"] if c["change"] == "new-calls"], result.out
     assert any(w["path"] == "src/use.ts" for w in result.json["warnings"])
+
+
+def test_a_tsconfig_proposed_where_none_was_maps_an_alias_and_one_staged_away_breaks(make_repo: Callable[..., GitRepo],
+                                                                                     graphguard: Callable[..., Any],
+                                                                                     tmp_path: Any) -> None:
+    repo = make_repo({k: v for k, v in ALIASED.items() if k != "tsconfig.json"})
+    new = tmp_path / "tsconfig.json"
+    new.write_text(ALIASED["tsconfig.json"])
+    assert _check(graphguard, repo, "--proposed", f"tsconfig.json={new}").code == 0  # "@/money" resolved nowhere before
+    with_config = make_repo(ALIASED, name="with")
+    with_config.git("rm", "-q", "tsconfig.json")
+    gone = _check(graphguard, with_config, "--staged")
+    assert gone.code == 1
+    assert [(c["path"], c["status"]) for c in _entry(gone.json, "tsconfig.json")["callers"]] == [("app/page.ts", "broken")]

@@ -123,16 +123,21 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
             blob = stored.get(path)
             return _stored_facts(root, load_raw, path, blob, lang) if blob is not None else None
 
-        resolver = lang.resolver(_tree(root, sides.new.rev, target, paths, _memo(load), read))
+        resolver = lang.resolver(_tree(root, sides, target, paths, _memo(load), read))
         for path in wanted:
             out[path] = lang.resolve_file(resolver, path)
     return out
 
 
-def _tree(root: str, rev: str, target: Target, paths: list[str], load: Callable[[str], FileFacts | None],
+def _tree(root: str, sides: Sides, target: Target, paths: list[str], load: Callable[[str], FileFacts | None],
           read: Callable[[str], bytes | None]) -> Tree:
-    """The new side's tree (`rev` of `target`) as a language's resolver reads it: one place, where what it is given grows."""
-    return Tree(paths, load, read)
+    """The new side's tree as a language's resolver reads it: one place, where what it is given grows."""
+    configs, links, assets = _configs(root, sides.new.rev, target)
+    # A config the change adds, deletes or proposes is as the new side has it (the index lists neither an
+    # untracked nor a proposed one).
+    changed = {p for p in sides.paths if is_config(p)}
+    configs = sorted((set(configs) - changed) | {p for p in changed if p in sides.new.data})
+    return Tree(paths, load, read, configs=configs, links=links, assets=assets)
 
 
 def _memo(load: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
