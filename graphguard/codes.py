@@ -26,6 +26,7 @@ class CodeName(WireEnum):
     SIGNATURE = "signature"
     SYNTAX_ERROR = "syntax-error"
     NEW_CALLS = "new-calls"
+    RESOLUTION = "resolution"
     OPTIONAL_PARAM_ADDED = "optional-param-added"
     DEFAULT_ADDED = "default-added"
     PARAM_ANNOTATION_CHANGED = "param-annotation-changed"
@@ -102,6 +103,8 @@ TABLE: tuple[CodeInfo, ...] = (
     CodeInfo(CodeName.SIGNATURE, CodeKind.CHANGE, "the signature changed: each call is bound to the new one"),
     CodeInfo(CodeName.SYNTAX_ERROR, CodeKind.CHANGE, "the file's new version does not parse: importing it fails"),
     CodeInfo(CodeName.NEW_CALLS, CodeKind.CHANGE, "the definition did not change, but calls written in this change do not bind to it"),
+    CodeInfo(CodeName.RESOLUTION, CodeKind.CHANGE,
+             "a config of module resolution changed (`resolution:tsconfig.json`): TS/JS imports that reached a file lead elsewhere now"),
     CodeInfo(CodeName.OPTIONAL_PARAM_ADDED, CodeKind.SIGNATURE, "a parameter with a default was added", informational=True),
     CodeInfo(CodeName.DEFAULT_ADDED, CodeKind.SIGNATURE, "a parameter gained a default", informational=True),
     CodeInfo(CodeName.PARAM_ANNOTATION_CHANGED, CodeKind.SIGNATURE, "a parameter's annotation changed", informational=True),
@@ -161,6 +164,9 @@ def explain(code: str, *, default_block_on: tuple[str, ...]) -> str | None:
     else:
         blocks = "when a caller no longer binds (a `broken` caller)"
     blocks += "; on its own, " + ("by default (`block_on`)" if name in default_block_on else "only when `block_on` names it")
+    if found.name is CodeName.RESOLUTION:  # a config file holds no definition line to accept it on
+        return "\n".join([f"{name} ({found.kind.value} code): {found.explanation}", f"  reported as: {shown}", f"  blocks: {blocks}",
+                          "  accept the change: point the imports listed as `broken` at where their files are now"])
     return "\n".join([
         f"{name} ({found.kind.value} code): {found.explanation}",
         f"  reported as: {shown}",

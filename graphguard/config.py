@@ -23,7 +23,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-DEFAULT_TESTS = ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**")
+DEFAULT_TESTS = ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
+                 # TypeScript/JavaScript: what vitest, jest and mocha collect by default.
+                 "**/*.test.*", "**/*.spec.*", "**/__tests__/**")
 
 
 class Globs:
@@ -52,11 +54,13 @@ class Globs:
 
 
 def is_default_test(path: str) -> bool:
-    """DEFAULT_TESTS: `**/test_*.py`, `**/*_test.py`, `**/conftest.py`, `**/tests/**`, `**/test/**`."""
+    """DEFAULT_TESTS: `**/test_*.py`, `**/*_test.py`, `**/conftest.py`, `**/tests/**`, `**/test/**`, `**/*.test.*`,
+    `**/*.spec.*`, `**/__tests__/**`."""
     # As in .gitignore, a pattern that names a folder takes everything under it: every part counts.
     *folders, name = path.split("/")
-    return "tests" in folders or "test" in folders or any(
-        part.endswith(".py") and (part.startswith("test_") or part.endswith("_test.py") or part == "conftest.py") for part in (*folders, name))
+    return "tests" in folders or "test" in folders or "__tests__" in folders or any(
+        part.endswith(".py") and (part.startswith("test_") or part.endswith("_test.py") or part == "conftest.py")
+        or ".test." in part or ".spec." in part for part in (*folders, name))
 
 
 def _anchored(pattern: str) -> str:

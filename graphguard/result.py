@@ -24,6 +24,7 @@ class ChangeKind(WireEnum):
     SIGNATURE = "signature"
     SYNTAX_ERROR = "syntax-error"  # the new version does not parse: its importers fail (blocks unless block_on drops it)
     NEW_CALLS = "new-calls"  # the interface did not change, but calls written in this change do not bind to it
+    RESOLUTION = "resolution"  # a config of TS/JS module resolution changed: imports that reached a file now lead elsewhere
 
 
 #: The change kind (and code) of a file whose new version does not parse.

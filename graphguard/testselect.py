@@ -107,14 +107,31 @@ class _Walk:
 
     def local(self, node: _Node) -> str:
         module = self.module(node.path)
-        return node.qualname[len(module) + 1:] if module and node.qualname.startswith(module + ".") else node.qualname
+        # A module named by its path (TypeScript/JavaScript) holds `path#qualname`.
+        return node.qualname[len(module) + 1:] if module and node.qualname.startswith((module + ".", module + "#")) else node.qualname
 
 
 def is_test_module(path: str) -> bool:
     """A file a test runner collects by default: pytest's `test_*.py` and `*_test.py`, and
-    unittest's (and Django's) `test*.py`, which takes an app's `tests.py` too."""
+    unittest's (and Django's) `test*.py`, which takes an app's `tests.py` too; vitest's, jest's and
+    mocha's `*.test.*`, `*.spec.*` and the scripts under `__tests__/` (TypeScript/JavaScript)."""
     name = posixpath.basename(path)
-    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
+    if name.endswith(".py"):
+        return name.startswith("test") or name.endswith("_test.py")
+    return is_script_test(path)
+
+
+#: The suffixes of the TypeScript/JavaScript files a test runner collects (a `.d.ts` declares, it runs nothing).
+_SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def is_script_test(path: str) -> bool:
+    """A TypeScript/JavaScript test file: `*.test.*`, `*.spec.*`, or under a `__tests__/` folder."""
+    name = posixpath.basename(path)
+    if not name.endswith(_SCRIPT_SUFFIXES) or name.endswith(".d.ts"):
+        return False
+    stem = name.rpartition(".")[0]
+    return stem.endswith((".test", ".spec")) or "__tests__" in path.split("/")[:-1]
 
 
 def enclosing_test(local: str) -> str | None:
@@ -185,6 +202,9 @@ def _bfs(walk: _Walk, start: list[tuple[_Node, bool]]) -> None:
             if node in seen or len(seen) >= MAX_NODES:
                 continue
             seen.add(node)
+            if is_script_test(node.path):  # its tests are calls (`it("adds", ...)`), not functions: the file is the test
+                walk.file_hits[node.path] = min(walk.file_hits.get(node.path, distance), distance)
+                continue
             local = walk.local(node)
             # Module-level code and a class body (not one inside a function) run when the module is imported.
             if at_import or node.qualname == walk.module(node.path) or ".<locals>." not in local and walk.is_class(node.qualname):

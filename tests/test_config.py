@@ -426,7 +426,8 @@ def test_excluding_more_later_drops_files(make_repo: Callable[..., GitRepo], gra
 
 
 _SEGMENT = st.sampled_from(["tests", "test", "Tests", "atests", "tests.py", "test_x.py", "x_test.py", "_test.py", "test_.py", "conftest.py",
-                            "conftest.pyi", "test_x.pyi", "test_x.py.bak", "a", "b.py", "é", "[t]", "te*st", ".tests"])
+                            "conftest.pyi", "test_x.pyi", "test_x.py.bak", "a", "b.py", "é", "[t]", "te*st", ".tests",
+                            "a.test.ts", ".test.", "a.spec.js", "spec.ts", "a.test", "__tests__", "x__tests__", "a.specs.ts"])
 
 
 @settings(max_examples=500, deadline=None)

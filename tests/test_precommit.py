@@ -112,6 +112,8 @@ def test_manifest_is_valid_for_pre_commit() -> None:
     # deletions pass no file names: the check must run anyway, on the whole staged change
     assert check["always_run"] and not check["pass_filenames"] and check["require_serial"]
     assert check["verbose"]
+    # No file filter: TS/JS files (and tsconfig.json, package.json) reach the check as Python ones do.
+    assert (check["files"], check["types"], check["types_or"], check["exclude"]) == ("", ["file"], [], "^$")
     assert refresh["entry"] == "python -I -m graphguard refresh"
     assert set(refresh["stages"]) == {"post-commit", "post-checkout", "post-merge", "post-rewrite"}
     assert refresh["always_run"] and not refresh["pass_filenames"]
@@ -164,6 +166,25 @@ def test_commit_that_only_deletes_a_module_is_checked(pc_repo: GitRepo) -> None:
     assert pc_repo.head == before
     assert "pkg.mod.f removed" in proc.stdout
     assert "pkg/use.py:5" in proc.stdout
+
+
+TS = {
+    "web/cart.ts": "export function total(tax: number): number { return tax; }\n",
+    "web/page.tsx": 'import { total } from "./cart";\nexport const Page = () => total(1);\n',
+    "web/old.js": 'import { total } from "./cart.js";\nexport const old = () => total(2);\n',
+}
+
+
+def test_a_commit_of_typescript_files_alone_runs_the_check_and_is_rejected_when_it_breaks_a_caller(pc_repo: GitRepo) -> None:
+    assert commit(pc_repo, TS, msg="web").returncode == 0  # the hook lets TS/JS files through (no types filter)
+    before = pc_repo.head
+    proc = commit(pc_repo, {"web/cart.ts": "export function total(tax: number, rate: number): number { return tax; }\n"})
+    assert proc.returncode != 0, proc.stdout
+    assert pc_repo.head == before
+    assert "web/cart.ts#total" in proc.stdout and "web/old.js:2" in proc.stdout and "web/page.tsx:2" in proc.stdout
+    fixed = commit(pc_repo, {"web/cart.ts": "export function total(tax: number, rate?: number): number { return tax; }\n"})
+    assert fixed.returncode == 0, fixed.stdout
+    assert "web/cart.ts#total" in fixed.stdout  # the interface change is still shown (verbose)
 
 
 def test_checkout_and_merge_refresh_the_graph(pc_repo: GitRepo) -> None:

@@ -54,19 +54,30 @@ def outline_paths(repo: Repo, paths: Sequence[str]) -> tuple[list[str], int, lis
 
 
 def _extras(repo: Repo, blobs: dict[str, str]) -> dict[str, Any]:
-    """Docstrings and decorators per blob sha, parsed once per open Repo (kept in `repo.caches.extras`:
-    by blob sha, content-addressed, so never stale, for a long-lived server)."""
+    """Docstrings and decorators per file, parsed once per open Repo (kept in `repo.caches.extras`: by blob sha,
+    content-addressed, so never stale, for a long-lived server), through the file's Language (Python's
+    docstrings, TypeScript's JSDoc). A key is the blob, and for another language than Python `blob:language/kind`."""
     from graphguard import git
+    from graphguard.languages import for_path
     from graphguard.languages.python import docstrings
 
     kept: LRU[str, docstrings.Extras] = repo.caches.extras
-    found = {sha: kept[sha] for sha in set(blobs.values()) if sha in kept}
-    wanted = sorted(set(blobs.values()) - found.keys())
-    if wanted:
-        for sha, data in git.read_blobs(repo.root, wanted):
-            found[sha] = docstrings.extract(data)
-            kept.put(sha, found[sha])
-    return {path: found.get(sha, docstrings.NONE) for path, sha in blobs.items()}
+    keys: dict[str, str] = {}
+    for path, sha in blobs.items():
+        lang = for_path(path)
+        keys[path] = sha if lang is None or not lang.by_path else f"{sha}:{lang.name}/{lang.facts_kind(path)}"
+    found = {key: kept[key] for key in set(keys.values()) if key in kept}
+    wanted: dict[str, list[str]] = {}
+    for path, key in keys.items():
+        if key not in found:
+            wanted.setdefault(blobs[path], []).append(path)
+    for sha, data in git.read_blobs(repo.root, sorted(wanted)):
+        for path in wanted[sha]:
+            lang = for_path(path)
+            if keys[path] not in found:
+                found[keys[path]] = lang.outline(data, lang.facts_kind(path)) if lang is not None else docstrings.extract(data)
+                kept.put(keys[path], found[keys[path]])
+    return {path: found.get(key, docstrings.NONE) for path, key in keys.items()}
 
 
 def outline_answer(repo: Repo, paths: Sequence[str]) -> OutlineAnswer:
@@ -105,8 +116,12 @@ def outline_document(repo: Repo, paths: Sequence[str]) -> dict[str, Any]:
 
 def _definitions(graph: CodeGraph, path: str, module: str, extras: Any) -> list[dict[str, Any]]:
     """A file's definitions in line order; functions nested in functions (`<locals>`) are an implementation's detail.
-    A definition's dotted name is its file's module, a dot and its `name`: not repeated in every entry."""
-    prefix = module + "." if module else ""
+    A definition's dotted name is its file's module, a dot and its `name` (a file named by path: `path#name`),
+    not repeated in every entry."""
+    from graphguard.languages import for_path
+
+    lang = for_path(path)
+    prefix = module + ("#" if lang is not None and lang.by_path else ".") if module else ""
     out = []
     for qualname, kind, line, end_line, signature in graph.definitions_in(path):
         if "<locals>" in qualname:

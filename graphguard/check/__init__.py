@@ -166,14 +166,17 @@ def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[st
 def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, diff: revisions.Changes, *,
            changed_sites_only: bool = False) -> Findings:
     """One comparison, stage by stage. `changed_sites_only`: the uses in the changed files alone (conflicts)."""
-    if not diff.paths:
+    if not diff.paths and not diff.configs:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     python, others = bypath.split(diff.paths)
-    if others:  # TypeScript/JavaScript files: checked through their Language, beside Python's pipeline
-        read = sides.read_sides(repo.root, old_rev, target, diff._replace(paths=others), kept_blobs=repo.caches.blobs)
-        changes, warnings = bypath.assess(repo.root, CodeGraph(repo.store.graph), repo.store.load_facts, read, target)
+    if others or diff.configs:  # TypeScript/JavaScript files (and the configs of their resolution): through their Language
+        read = sides.read_sides(repo.root, old_rev, target, diff._replace(paths=others + list(diff.configs)),
+                                kept_blobs=repo.caches.blobs)
+        graph = CodeGraph(repo.store.graph)
+        changes, warnings = bypath.assess(repo.root, graph, repo.store.load_facts, read, target)
+        changes = tests_to_run.attach(graph, config, changes)
         if python:
-            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python), changed_sites_only=changed_sites_only)
+            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python, configs=()), changed_sites_only=changed_sites_only)
             changes, warnings = theirs.changes + changes, theirs.warnings + read.warnings + warnings
         else:
             warnings = read.warnings + warnings + leftout.excluded_changes(config, diff.excluded, diff.paths)

@@ -2,9 +2,13 @@
 through the `Language` interface alone.
 
     signatures of both versions (Language.signatures) -> changes (Language.diff)
+    -> removals another changed file gained unchanged are moves (Language.moves)
     -> each change's uses: the stored graph's (it describes the old side), but for files the change touches
-       their new version resolved against the new tree (Language.resolver over the new facts)
-    -> each call bound to the new signature (Language.bind); a use of a definition that is gone is broken
+       their new version resolved against the new tree (Language.resolver over the new facts); the unchanged
+       users of a definition now gone are resolved again (a re-export left behind still leads them to it)
+    -> each use judged (check/pathjudge): a call bound to the new signature (Language.bind), a use of a
+       definition that is gone broken
+    -> the calls the change writes to definitions it did not change, bound the same way (check/pathcalls)
     -> SymbolImpact records in the report's shape (the Python pipeline's, beside it)
 
 A file whose new version does not parse keeps what parses: its warning is said, and a definition missing
@@ -18,12 +22,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from graphguard import git
+from graphguard.check import pathcalls, pathconfig, pathjudge
 from graphguard.check.revisions import Commits, Staged, Target
 from graphguard.check.sides import Sides
 from graphguard.index.plan import facts_key, is_config
 from graphguard.languages import Language, Tree, for_path
-from graphguard.model import FileFacts, FileResolution, Use, UseKind
-from graphguard.result import CallerImpact, ChangeKind, FileWarning, Status, SymbolImpact
+from graphguard.model import FileFacts, FileResolution
+from graphguard.result import ChangeKind, FileWarning, SymbolImpact
 from graphguard.store.reads import CodeGraph
 
 
@@ -35,52 +40,82 @@ def by_path(path: str) -> bool:
 def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides,
            target: Target) -> tuple[list[SymbolImpact], list[FileWarning]]:
     """The changes of the by-path files of `sides` and what they do to each use (`load_raw`: the blob cache's facts)."""
-    warnings: list[FileWarning] = []
-    new_facts: dict[str, FileFacts] = {}
+    files = _written(sides)
+    warnings = [FileWarning(path, w) for path, f in files.items() for w in f.facts.warnings]
+    found = _changes(sides, files)
+    changed = set(sides.paths)
+    # The unchanged files that used a definition now gone are resolved again: a re-export left behind, or the
+    # name imported from elsewhere, may lead them to it still.
+    gone = {f"{path}#{c.qualname}" for path, _, c in found if c.change in pathjudge.GONE}
+    importers = {u.path for symbol in sorted(gone) for u in graph.uses_of(symbol)} - changed
+    configs = [p for p in sides.paths if for_path(p) is None]  # revisions.Changes.configs
+    if configs:  # every import of every unchanged file may lead elsewhere now
+        importers |= {p for p in graph.parsed_blobs() if by_path(p)} - changed
+    read = _new_side(sides, _reader(root, sides.new.rev, target))
+    fresh = _fresh(root, graph, load_raw, sides, target, read, {p: f.facts for p, f in files.items()}, importers)
+    sigs = pathjudge.NewSigs(sides.new.data, read)
+    impacts = [pathjudge.impact(lang, path, c, graph, fresh, changed, sigs) for path, lang, c in found]
+    symbols = {f"{path}#{q}" for path, _, c in found for q in (c.qualname, c.new_qualname) if q is not None}
+    symbols |= {f"{c.new_module}#{c.new_qualname}" for _, _, c in found if c.change is ChangeKind.MOVED}
+    impacts += pathcalls.find(files, fresh, symbols, sigs)
+    if configs:
+        unchanged = {p: r for p, r in fresh.items() if p not in changed}
+        impacts += pathconfig.assess(configs, graph.import_rows(set(unchanged)), unchanged)
+    return impacts, warnings
+
+
+def _new_side(sides: Sides, read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:
+    """The new side's bytes: a changed file's (a proposed tsconfig.json among them) from `sides`, the rest by `read`."""
+    changed = set(sides.paths)
+    return lambda path: sides.new.data.get(path) if path in changed else read(path)
+
+
+def _written(sides: Sides) -> dict[str, pathcalls.Written]:
+    """The changed files that have a new version: both versions' bytes and the new one's facts."""
+    out = {}
     for path in sides.paths:
         lang = for_path(path)
         data = sides.new.data.get(path)
-        if lang is None or data is None:
-            continue
-        facts = new_facts[path] = lang.parse(data, lang.facts_kind(path))
-        warnings += [FileWarning(path, w) for w in facts.warnings]
-    fresh = _fresh(root, graph, load_raw, sides, target, new_facts)
-    impacts: list[SymbolImpact] = []
+        if lang is not None and data is not None:
+            kind = lang.facts_kind(path)
+            out[path] = pathcalls.Written(lang, kind, sides.old.data.get(path), data, lang.parse(data, kind))
+    return out
+
+
+def _changes(sides: Sides, files: dict[str, pathcalls.Written]) -> list[tuple[str, Language, Any]]:
+    """(path, language, SymbolChange) of each changed file's interface: its two versions' signatures diffed, then
+    the removals that another changed file gained unchanged made moves (Language.moves)."""
+    per_lang: dict[str, tuple[Language, list[tuple[str, Any]], list[tuple[str, Any]]]] = {}
     for path in sides.paths:
         lang = for_path(path)
         if lang is None:
             continue
-        broken_parse = path in new_facts and bool(new_facts[path].warnings)
-        for change in _changes(lang, path, sides):
-            if change.change is ChangeKind.REMOVED and broken_parse:
-                continue  # hidden by a parse error, perhaps: not blamed
-            impacts.append(_impact(lang, path, change, graph, fresh, set(sides.paths)))
-    return impacts, warnings
-
-
-def _changes(lang: Language, path: str, sides: Sides) -> list[Any]:
-    """The language's SymbolChange records between the file's two versions (a side without the file: no definitions)."""
-    kind = lang.facts_kind(path)
-    before = lang.signatures(sides.old.data.get(path) or b"", kind=kind)
-    after = lang.signatures(sides.new.data.get(path) or b"", kind=kind)
-    return list(lang.diff(before, after))
+        kind = lang.facts_kind(path)
+        before = lang.signatures(sides.old.data.get(path) or b"", kind=kind)
+        after = lang.signatures(sides.new.data.get(path) or b"", kind=kind)
+        changes = lang.diff(before, after)
+        if path in files and files[path].facts.warnings:
+            changes = [c for c in changes if c.change is not ChangeKind.REMOVED]  # hidden by a parse error, perhaps: not blamed
+        targets = {c.new_qualname for c in changes}
+        _, removed, added = per_lang.setdefault(lang.name, (lang, [], []))
+        removed += [(path, c) for c in changes]
+        added += [(path, sig) for q, sig in after.defs.items() if q not in before.defs and q not in targets]
+    return [(path, lang, c) for lang, removed, added in per_lang.values() for path, c in lang.moves(removed, added)]
 
 
 def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides, target: Target,
-           new_facts: dict[str, FileFacts]) -> dict[str, FileResolution]:
-    """The changed files of each by-path language in their new version, resolved against the new tree."""
+           read: Callable[[str], bytes | None], new_facts: dict[str, FileFacts], importers: set[str]) -> dict[str, FileResolution]:
+    """The changed files (and `importers`) of each by-path language in their new version, resolved against the new tree."""
     stored = graph.parsed_blobs()
     gone = {p for p in sides.paths if p not in sides.new.data}
-    read = _reader(root, sides.new.rev, target)
-    configs, links, assets = _configs(root, sides.new.rev, target)
     out: dict[str, FileResolution] = {}
     langs: dict[str, tuple[Language, list[str]]] = {}
-    for path in new_facts:
+    for path in sorted(set(new_facts) | importers):
         lang = for_path(path)
-        assert lang is not None
-        langs.setdefault(lang.name, (lang, []))[1].append(path)
-    for lang, changed in langs.values():
-        paths = sorted({p for p in stored if lang.claims(p) and p not in gone} | set(changed))
+        if lang is not None and lang.by_path:
+            langs.setdefault(lang.name, (lang, []))[1].append(path)
+    for lang, wanted in langs.values():
+        paths = sorted({p for p in stored if lang.claims(p) and p not in gone} | {p for p in new_facts if lang.claims(p)})
 
         def load(path: str, lang: Language = lang) -> FileFacts | None:
             if path in new_facts:
@@ -88,10 +123,21 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
             blob = stored.get(path)
             return _stored_facts(root, load_raw, path, blob, lang) if blob is not None else None
 
-        resolver = lang.resolver(Tree(paths, _memo(load), read, configs=configs, links=links, assets=assets))
-        for path in changed:
+        resolver = lang.resolver(_tree(root, sides, target, paths, _memo(load), read))
+        for path in wanted:
             out[path] = lang.resolve_file(resolver, path)
     return out
+
+
+def _tree(root: str, sides: Sides, target: Target, paths: list[str], load: Callable[[str], FileFacts | None],
+          read: Callable[[str], bytes | None]) -> Tree:
+    """The new side's tree as a language's resolver reads it: one place, where what it is given grows."""
+    configs, links, assets = _configs(root, sides.new.rev, target)
+    # A config the change adds, deletes or proposes is as the new side has it (the index lists neither an
+    # untracked nor a proposed one).
+    changed = {p for p in sides.paths if is_config(p)}
+    configs = sorted((set(configs) - changed) | {p for p in changed if p in sides.new.data})
+    return Tree(paths, load, read, configs=configs, links=links, assets=assets)
 
 
 def _memo(load: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
@@ -140,54 +186,6 @@ def _reader(root: str, rev: str, target: Target) -> Callable[[str], bytes | None
         return cache[path]
 
     return read
-
-
-def _uses(graph: CodeGraph, symbol: str, changed: set[str], fresh: dict[str, FileResolution]) -> list[Use]:
-    """Every use of `symbol`: the graph's in unchanged files, the new versions' in changed ones."""
-    uses = [u for u in graph.uses_of(symbol) if u.path not in changed]
-    for r in fresh.values():
-        for s in r.sites:
-            if s.target == symbol or s.init_target == symbol:
-                uses.append(Use(r.path, s.line, s.end_line, s.col, s.scope, s.kind, s.text, s.resolution, s.shape))
-    return sorted(set(uses), key=lambda u: (u.path, u.line, u.col, u.kind))
-
-
-def _impact(lang: Language, path: str, change: Any, graph: CodeGraph, fresh: dict[str, FileResolution],
-            changed: set[str]) -> SymbolImpact:
-    symbol = f"{path}#{change.qualname}"
-    uses = _uses(graph, symbol, changed, fresh)
-    if change.before is not None and change.before.kind.value == "class":
-        # `new C(...)` binds to the class's constructor: the graph's init edge names `C.constructor`.
-        uses += [u for u in _uses(graph, symbol + ".constructor", changed, fresh) if u not in uses]
-    callers = tuple(_judge(lang, change, u, written=u.path in changed) for u in uses)
-    line = change.before.line if change.before is not None else change.after.line if change.after is not None else 1
-    return SymbolImpact(symbol, path, line, change.change, change.breaking, change.before.text if change.before else None,
-                        change.after.text if change.after else None, tuple(c for c in callers if c is not None))
-
-
-def _judge(lang: Language, change: Any, use: Use, *, written: bool) -> CallerImpact | None:
-    """A use against the change (`written`: in a file the change touches, read in its new version)."""
-
-    def impact(status: Status, reason: str) -> CallerImpact:
-        return CallerImpact(use.path, use.line, use.end_line, use.caller, status, reason, use.kind, use.resolution)
-
-    name = change.qualname.rpartition(".")[2]
-    if change.after is None or change.change in (ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED):
-        what = {ChangeKind.RENAMED: f"renamed to '{change.new_qualname}'", ChangeKind.MOVED: "moved"}.get(change.change, "removed")
-        return impact(Status.BROKEN, f"'{name}' was {what}: this use names what is no longer there")
-    if use.kind is not UseKind.CALL:
-        return impact(Status.OK, "imports it" if use.kind is UseKind.IMPORT else "names it; calls nothing here")
-    bound = lang.bind(use.shape, change.after)
-    if bound.status is Status.BROKEN and change.before is not None and not written:
-        then = lang.bind(use.shape, change.before)
-        if then.status is Status.BROKEN:  # broken already: fixing it is not this change's to ask
-            return impact(Status.UNKNOWN, f"did not bind before this change either: {bound.reason}")
-    reason = bound.reason
-    if use.resolution.value == "by-name" and bound.status is Status.BROKEN:
-        reason += " (receiver typed by the only class defining this method name)"
-    elif use.resolution.value not in ("exact", "partial") and bound.status is Status.BROKEN:
-        return impact(Status.UNKNOWN, reason + f" (if the receiver is this class: resolved {use.resolution.value})")
-    return impact(bound.status, reason)
 
 
 def split(paths: Iterable[str]) -> tuple[list[str], list[str]]:

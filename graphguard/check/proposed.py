@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
+from graphguard.index.plan import is_config
 from graphguard.languages import for_path
 from graphguard.result import FileWarning
 
@@ -74,7 +75,7 @@ def validate(files: Mapping[str, bytes], deleted: Collection[str], config: Confi
                               " propose fewer files at once")
     checked, skipped, warnings, ignored, excluded = [], set(), [], [], []
     for path, data in sorted({**contents, **gone}.items()):
-        if for_path(path) is None:
+        if for_path(path) is None and not is_config(path):  # a tsconfig.json decides TS/JS imports: it is checked
             ignored.append(path)
         elif config.is_excluded(path):
             excluded.append(path)

@@ -13,6 +13,7 @@ from graphguard import git
 from graphguard.check.proposed import Proposals
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
+from graphguard.index.plan import is_config
 from graphguard.languages import for_path
 from graphguard.result import Compared, FileWarning
 
@@ -182,6 +183,9 @@ class Changes(NamedTuple):
     excluded: tuple[str, ...] = ()  # changed Python files that `exclude` leaves out of the check, sorted
     submodules: list[FileWarning] = []  # noqa: RUF012 - never mutated; the gitlinks that moved, each as a warning
     renamed: Mapping[str, str] = {}  # a file git sees as renamed (listed as a D and an A): new path -> old path
+    #: The changed config files of module resolution (tsconfig.json, package.json, ...: index.plan.is_config), sorted:
+    #: no language's files, but the TS/JS imports they decide are checked again (check/pathconfig).
+    configs: tuple[str, ...] = ()
 
 
 def submodule_moves(listed: list[git.RawChange]) -> list[FileWarning]:
@@ -217,14 +221,17 @@ def changed(root: str, config: Config, old_rev: str, new_side: Target | str,
     else:
         listed = git.diff_raw(root, old_rev, new, submodules=True)
         moved = submodule_moves(listed)
-    python = [c for c in listed if for_path(c.path) is not None and not _is_gitlink(c)]
+    python = [c for c in listed if (for_path(c.path) is not None or is_config(c.path)) and not _is_gitlink(c)]
     raw = [c for c in python if not config.is_excluded(c.path)] if config.exclude else python
-    excluded = tuple(sorted({c.path for c in python} - {c.path for c in raw}))
+    excluded = tuple(sorted({c.path for c in python if for_path(c.path) is not None} - {c.path for c in raw}))
     if isinstance(target, Proposed):
         raw = _with_proposals(root, old_rev, raw, target.proposals, stored_blob)
+    configs = tuple(sorted(c.path for c in raw if for_path(c.path) is None))
+    raw = [c for c in raw if for_path(c.path) is not None]
     return Changes([c.path for c in raw], {c.path: c.old for c in raw if c.old is not None},
                    {c.path: c.new for c in raw if c.new is not None}, sorted(c.path for c in raw if c.status is git.ChangeStatus.UNMERGED),
-                   excluded=excluded, submodules=moved, renamed={} if isinstance(target, Proposed) else _renamed(root, old_rev, new, raw))
+                   excluded=excluded, submodules=moved, renamed={} if isinstance(target, Proposed) else _renamed(root, old_rev, new, raw),
+                   configs=configs)
 
 
 def only(changes: Changes, paths: frozenset[str]) -> Changes:

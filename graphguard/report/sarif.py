@@ -150,7 +150,8 @@ def _caller_result(change: SymbolImpact, rule: str, callers: list[CallerImpact])
     text = f"{_esc(_describe(change))} {verb.format(f'{n} caller' + ('s' if n != 1 else ''))}: " + "; ".join(links)
     if n > len(links):
         text += f"; and {n - len(links)} more"
-    return {"message": {"text": text + "."}, "relatedLocations": related}
+    # A reason in the compiler's words ends its own sentence (TypeScript's "Expected 2 arguments, but got 1.").
+    return {"message": {"text": text + ("" if text.endswith(".") else ".")}, "relatedLocations": related}
 
 
 def _change_result(change: SymbolImpact) -> dict[str, Any]:

@@ -42,6 +42,14 @@ def _fence(text: str) -> str:
     return ticks
 
 
+#: A fence's info string by the file's suffix (what a Markdown viewer highlights it as); anything else is Python.
+_INFO = {"ts": "ts", "mts": "ts", "cts": "ts", "tsx": "tsx", "js": "js", "mjs": "js", "cjs": "js", "jsx": "jsx"}
+
+
+def _info(path: str) -> str:
+    return _INFO.get(path.rpartition(".")[2], "python") if "." in path.rpartition("/")[2] else "python"
+
+
 def _one_line(text: str) -> str:
     """A file name (or a module named after one) with its line breaks shown as `\\n`."""
     return text.replace("\r", "\\r").replace("\n", "\\n")
@@ -63,7 +71,7 @@ def render_text(r: ContextResult) -> str:
         if i.disclosure is Disclosure.REFERENCE:
             continue
         fence = _fence(i.text)
-        lines.append(f"{fence}python")
+        lines.append(f"{fence}{_info(i.path)}")
         lines.append(i.text)
         lines.append(fence)
     return "\n".join(lines)

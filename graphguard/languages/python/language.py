@@ -6,7 +6,7 @@ libcst, so the modules that load them are imported inside the methods that need 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
@@ -98,10 +98,20 @@ class Python:
 
         return sigdiff.compare(old, new, kept)
 
+    def moves(self, removed: Sequence[tuple[str, SymbolChange]],
+              added: Sequence[tuple[str, Signature]]) -> list[tuple[str, SymbolChange]]:
+        from graphguard.languages.python import sigdiff
+
+        return sigdiff.find_moves(removed, added)
+
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding:
         from graphguard.languages.python import binding
 
         return binding.bind(call, sig, implicit_first=implicit_first)
+
+    def test_names(self, data: bytes, lines: Collection[int], *, kind: str = "") -> list[str | None]:
+        """None each: Python's tests are functions, named by the graph (pytest node ids)."""
+        return [None for _ in lines]
 
     def notes(self, data: bytes) -> Notes:
         from graphguard.languages.python import notes
@@ -123,7 +133,7 @@ class Python:
 
         return encoding.to_utf8(data)
 
-    def outline(self, data: bytes) -> Extras:
+    def outline(self, data: bytes, kind: str = "") -> Extras:
         from graphguard.languages.python import docstrings
 
         return docstrings.extract(data)

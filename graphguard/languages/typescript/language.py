@@ -6,7 +6,7 @@ Importing this module imports no parser: each method imports what it calls.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphguard.languages.typescript.grammar import SUFFIXES, Dialect, dialect_of, is_declaration, is_typescript_source
@@ -93,10 +93,23 @@ class TypeScript:
 
         return sigdiff.compare(old, new, kept)
 
+    def moves(self, removed: Sequence[tuple[str, SymbolChange]],
+              added: Sequence[tuple[str, Signature]]) -> list[tuple[str, SymbolChange]]:
+        """Removals another file gained with the same name and shape; the module keys are paths."""
+        from graphguard.languages.typescript import sigdiff
+
+        return sigdiff.find_moves(removed, added)
+
     def bind(self, call: CallShape, sig: Signature, *, implicit_first: bool = False) -> Binding:
         from graphguard.languages.typescript import binding
 
         return binding.bind(call, sig)
+
+    def test_names(self, data: bytes, lines: Collection[int], *, kind: str = "") -> list[str | None]:
+        """The `it`/`test` names around the lines of a test file (vitest and jest run tests by name)."""
+        from graphguard.languages.typescript import testnames
+
+        return testnames.test_names(data, _dialect(kind or Dialect.TYPESCRIPT.value), lines)
 
     def notes(self, data: bytes) -> Notes:
         from graphguard.languages.python.notes import Notes
@@ -116,10 +129,10 @@ class TypeScript:
         text, warning = self.text(data)
         return (data if warning is None and not data.startswith(b"\xef\xbb\xbf") else text.encode()), warning
 
-    def outline(self, data: bytes) -> Extras:
-        from graphguard.languages.python.docstrings import NONE
+    def outline(self, data: bytes, kind: str = "") -> Extras:
+        from graphguard.languages.typescript import outline
 
-        return NONE
+        return outline.extract(data, _dialect(kind or Dialect.TYPESCRIPT.value))
 
 
 TYPESCRIPT = TypeScript()
