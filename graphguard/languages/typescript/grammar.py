@@ -12,7 +12,7 @@ import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tree_sitter import Parser
+    from tree_sitter import Node, Parser, Query
 
 #: Every suffix the package reads; `.d.ts` ends in `.ts`.
 SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -65,3 +65,44 @@ def parser(dialect: Dialect) -> Parser:
 
     grammar = tree_sitter_typescript.language_tsx() if dialect is Dialect.TSX else tree_sitter_typescript.language_typescript()
     return Parser(Language(grammar))
+
+
+@functools.cache
+def _query(dialect: Dialect, patterns: tuple[tuple[str, str], ...]) -> tuple[Query, tuple[str, ...]]:
+    """The patterns this dialect's grammar has nodes for, compiled as one query, and each kept pattern's key."""
+    from tree_sitter import Query, QueryError
+
+    language = parser(dialect).language
+    assert language is not None
+    kept = []
+    for key, pattern in patterns:
+        try:
+            Query(language, pattern)
+        except QueryError:
+            continue  # a node of TypeScript only (`interface_declaration`) in the javascript grammar
+        kept.append((key, pattern))
+    return Query(language, "\n".join(p for _, p in kept)), tuple(k for k, _ in kept)
+
+
+def captures(dialect: Dialect, patterns: tuple[tuple[str, str], ...], root: Node, *,
+             max_start_depth: int) -> list[tuple[str, Node]]:
+    """(key, node) of each match of `patterns` (one capture each) under `root`, in document order; matches start at
+    most `max_start_depth` levels below `root` (the cursor's work per node grows with the depth)."""
+    from tree_sitter import QueryCursor
+
+    query, keys = _query(dialect, patterns)
+    cursor = QueryCursor(query)
+    cursor.set_max_start_depth(max_start_depth)
+    return [(keys[index], nodes[0]) for index, caps in cursor.matches(root) for nodes in caps.values()]
+
+
+def deeper_than(root: Node, depth: int) -> bool:
+    """Does any node lie more than `depth` levels below `root`? (Only subtrees big enough to go past it are entered.)"""
+    stack = [(root, 0)]
+    while stack:
+        node, level = stack.pop()
+        if level > depth:
+            return True
+        if level + node.descendant_count - 1 > depth:
+            stack.extend((child, level + 1) for child in node.children)
+    return False
