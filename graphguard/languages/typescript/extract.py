@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 #: What `module.exports = X` makes the module itself (TypeScript's `export = X`; `signature.EXPORT_EQUALS`).
 EXPORT_EQUALS = "export="
 _NOT_OWNERS = frozenset({"module", "exports", "this", "window", "globalThis", "self"})
+_USES = frozenset({"call", "jsx", "value", "argument"})
 _DECLARED = {"interface": DefKind.INTERFACE, "type": DefKind.TYPE, "enum": DefKind.ENUM, "namespace": DefKind.NAMESPACE}
 
 
@@ -40,13 +41,15 @@ class Scope(NamedTuple):
     end: int
     qualname: str
     kind: Kind
+    code: str = ""  # the definition a use here belongs to (a `module.exports = {...}` object's: the module's)
 
 
 _MODULE = Scope(0, 1 << 62, "", Kind.MODULE)
 
 
 class Extractor:
-    def __init__(self, captures: list[tuple[str, Node]]):
+    def __init__(self, data: bytes, captures: list[tuple[str, Node, dict[str, list[Node]]]]):
+        self.data = data
         self.captures = captures
         self.defs: list[Definition] = []
         self.imports: list[Import] = []
@@ -58,19 +61,28 @@ class Extractor:
         self._stack: list[Scope] = [_MODULE]
         self._pending: list[Scope] = []
         self._error_end = -1
+        self._calls_at: dict[int, int] = {}  # a call's arguments' start -> the call's index
+        self._maybe: list[tuple[str, RefKind, str, Node]] = []  # references kept if the module binds their name
 
     def run(self) -> None:
         handlers = {"function": self.function, "class": self.klass, "member": self.member, "field": self.field,
                     "declarator": self.declarator, "interface": self.declared, "type": self.declared,
                     "enum": self.declared, "namespace": self.declared, "import": self.import_, "export": self.export,
-                    "call": self.call, "new": self.call, "jsx": self.jsx, "decorator": self.decorator,
+                    "jsx": self.jsx, "decorator": self.decorator,
                     "param": self.param, "assign": self.assign, "typeref": self.typeref, "value": self.value,
-                    "error": self.error}
-        for key, node in self.captures:
-            self._advance(node.start_byte)
-            if key in ("call", "new", "jsx", "value") and node.start_byte < self._error_end:
+                    "argument": self.argument, "error": self.error}
+        stack, pending = self._stack, self._pending
+        for key, node, caps in self.captures:
+            at = node.start_byte
+            if (pending and pending[0].start <= at) or stack[-1].end <= at:
+                self._advance(at)
+            if at < self._error_end and key in _USES:
                 continue  # inside a region that did not parse: never judged
-            handlers[key](node)
+            if key == "call":
+                self.call(node, caps["callee"][0], caps["args"][0] if "args" in caps else None)
+            else:
+                handlers[key](node)
+        self.finish()
 
     # -- scopes --
 
@@ -80,7 +92,8 @@ class Extractor:
             scope = heapq.heappop(self._pending)
             self._close(scope.start)
             if scope.end > at:
-                self._stack.append(scope)
+                code = self._stack[-1].code if scope.kind is Kind.OBJECT and not scope.qualname else scope.qualname
+                self._stack.append(scope._replace(code=code))
         self._close(at)
 
     def _close(self, at: int) -> None:
@@ -95,11 +108,8 @@ class Extractor:
         return self._stack[-1]
 
     def _code_scope(self) -> str:
-        """The definition that a use here belongs to (an object's members aside, the innermost open definition)."""
-        for s in reversed(self._stack):
-            if s.kind is not Kind.OBJECT or s.qualname:
-                return s.qualname
-        return ""
+        """The definition that a use here belongs to."""
+        return self._stack[-1].code
 
     def _definable(self) -> str | None:
         """The prefix of a definition declared here (`N.`, ""), None inside a function or a type."""
@@ -113,8 +123,9 @@ class Extractor:
         inner = value if value is not None else node
         returns = inner.child_by_field_name("return_type")
         line, col, end_line, _ = n.span(node)
-        self.defs.append(Definition(qualname, kind, line, end_line, n.header(inner), _decorators(node), bases,
-                                    n.text(returns).lstrip(": ") or None, n.has_child(inner, "async"), col))
+        decorators = _decorators(node) if kind is DefKind.CLASS or kind is DefKind.METHOD else ()
+        self.defs.append(Definition(qualname, kind, line, end_line, n.header(self.data, node, inner), decorators, bases,
+                                    n.text(returns).lstrip(": ") or None, n.is_async(self.data, inner), col))
 
     # -- definitions --
 
@@ -366,20 +377,28 @@ class Extractor:
 
     # -- uses --
 
-    def call(self, node: Node) -> None:
-        is_new = node.type == "new_expression"
-        callee = node.child_by_field_name("constructor" if is_new else "function")
-        if callee is None or node.has_error:
-            return  # a call whose arguments did not parse has no arity to judge
-        args = node.child_by_field_name("arguments")
-        if callee.type == "import" or (not is_new and n.text(callee) == "require"):
+    def call(self, node: Node, callee: Node, args: Node | None) -> None:
+        kind = callee.type
+        if kind == "import" or (kind == "identifier" and callee.text == b"require" and node.type == "call_expression"):
             self._required(node, callee, args)
             return
-        named = [a for a in args.named_children if a.type != "comment"] if args is not None and args.type == "arguments" else []
-        spread = sum(1 for a in named if a.type == "spread_element")
-        line, col, end_line, end_col = n.span(node)
-        self.calls.append(CallSite(n.chain(callee), self._code_scope(), line, col, end_line, end_col, len(named) - spread,
-                                   (), spread > 0, False))
+        if node.has_error:
+            return  # a call whose arguments did not parse has no arity to judge
+        count = 0
+        if args is not None:  # (a tagged template has none)
+            count = args.named_child_count  # comments and spreads are taken off as their own matches come (`argument`)
+            if count:
+                self._calls_at[args.start_byte] = len(self.calls)
+        (line, col), (end_line, end_col) = node.start_point, node.end_point
+        self.calls.append(CallSite(n.chain(callee), self._stack[-1].code, line + 1, col, end_line + 1, end_col, count))
+
+    def argument(self, node: Node) -> None:
+        """A spread or a comment among a call's arguments: one positional argument fewer (a spread: of unknown count)."""
+        args = node.parent
+        at = self._calls_at.get(args.start_byte) if args is not None else None
+        if at is not None:
+            c = self.calls[at]
+            self.calls[at] = c._replace(n_positional=c.n_positional - 1, has_star=c.has_star or node.type == "spread_element")
 
     def _required(self, node: Node, callee: Node, args: Node | None) -> None:
         """`require("x")` (with the names its declarator binds) and `import("x")` (a specifier that is no literal: "")."""
@@ -413,12 +432,18 @@ class Extractor:
     def typeref(self, node: Node) -> None:
         target = node.child_by_field_name("name") if node.type == "generic_type" else node
         if target is not None:
-            self.refs.append(Reference(n.chain(target), RefKind.ANNOTATION, self._code_scope(), *n.span(target)))
+            self._maybe.append((n.chain(target), RefKind.ANNOTATION, self._stack[-1].code, target))
 
     def value(self, node: Node) -> None:
-        name = n.chain(node)
-        if "?" not in name and name not in ("undefined", "this"):
-            self.refs.append(Reference(name, RefKind.VALUE, self._code_scope(), *n.span(node)))
+        self._maybe.append((n.chain(node), RefKind.VALUE, self._stack[-1].code, node))
+
+    def finish(self) -> None:
+        """Keep the type and value references whose name the module binds (an import, a definition): the others name
+        a local, a parameter, a type parameter or a global, which no other file's change reaches."""
+        bound = {d.qualname.partition(".")[0] for d in self.defs} | {i.bound_name for i in self.imports if i.name is not None}
+        self.refs += [Reference(name, kind, scope, *n.span(node)) for name, kind, scope, node in self._maybe
+                      if name.partition(".")[0] in bound]
+        self.defs.sort(key=lambda d: (d.line, d.col))
 
     def error(self, node: Node) -> None:
         self.errors.append(Region(*n.span(node)))

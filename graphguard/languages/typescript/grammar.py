@@ -85,15 +85,15 @@ def _query(dialect: Dialect, patterns: tuple[tuple[str, str], ...]) -> tuple[Que
 
 
 def captures(dialect: Dialect, patterns: tuple[tuple[str, str], ...], root: Node, *,
-             max_start_depth: int) -> list[tuple[str, Node]]:
-    """(key, node) of each match of `patterns` (one capture each) under `root`, in document order; matches start at
-    most `max_start_depth` levels below `root` (the cursor's work per node grows with the depth)."""
+             max_start_depth: int) -> list[tuple[str, Node, dict[str, list[Node]]]]:
+    """(key, the `node` capture, every capture) of each match of `patterns` under `root`, in document order; matches
+    start at most `max_start_depth` levels below `root` (the cursor's work per node grows with the depth)."""
     from tree_sitter import QueryCursor
 
     query, keys = _query(dialect, patterns)
     cursor = QueryCursor(query)
     cursor.set_max_start_depth(max_start_depth)
-    return [(keys[index], nodes[0]) for index, caps in cursor.matches(root) for nodes in caps.values()]
+    return [(keys[index], caps["node"][0], caps) for index, caps in cursor.matches(root)]
 
 
 def deeper_than(root: Node, depth: int) -> bool:

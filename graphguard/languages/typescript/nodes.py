@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 #: Query matches start no deeper than this (generated code nests thousands deep; ordinary code stays under 60).
 MAX_DEPTH = 256
+#: A definition's header is cut after this many bytes (a parameter list of generated code).
+MAX_HEADER = 2000
 #: Longer name chains keep a "?" root: `?.c.d`.
 MAX_CHAIN = 32
 
-#: (key, pattern): one pattern per kind of fact. A pattern naming a node its grammar lacks (`interface_declaration`
+#: (key, pattern): one pattern per kind of fact, its node captured as `node` (a call's parts too: fewer lookups). A pattern naming a node its grammar lacks (`interface_declaration`
 #: in JavaScript) is left out of that grammar's query (`grammar.query`).
 PATTERNS: tuple[tuple[str, str], ...] = (
     ("function", "(function_declaration) @node"),
@@ -38,8 +40,8 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("namespace", "(module name: (identifier)) @node"),
     ("import", "(import_statement) @node"),
     ("export", "(export_statement) @node"),
-    ("call", "(call_expression) @node"),
-    ("new", "(new_expression) @node"),
+    ("call", "(call_expression function: (_) @callee arguments: (arguments)? @args) @node"),
+    ("call", "(new_expression constructor: (_) @callee arguments: (arguments)? @args) @node"),
     ("jsx", "(jsx_self_closing_element name: (_) @node)"),
     ("jsx", "(jsx_opening_element name: (_) @node)"),
     ("decorator", "(decorator) @node"),
@@ -53,6 +55,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("typeref", "(array_type [(type_identifier) (nested_type_identifier) (generic_type)] @node)"),
     ("value", "(arguments [(identifier) (member_expression)] @node)"),
     ("value", "(jsx_expression [(identifier) (member_expression)] @node)"),
+    ("argument", "(arguments [(spread_element) (comment)] @node)"),
     ("error", "(ERROR) @node"),
 )
 
@@ -60,6 +63,8 @@ FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"
 CLASS_VALUES = frozenset({"class", "class_declaration", "abstract_class_declaration"})
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
                        "type_assertion"})
+_SIMPLE_CHAIN = re.compile(rb"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*){0,31}")
+_ASYNC = re.compile(rb"(?:(?:export|default|declare|public|private|protected|static|override|readonly|abstract)\s+)*async\b")
 _SIMPLE_TYPE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _NULLISH = frozenset({"undefined", "null", "void"})
 
@@ -92,6 +97,13 @@ def unwrapped(node: Node) -> Node:
 
 def chain(node: Node | None) -> str:
     """A callee as a chain of names (`a.b.c`, `this.m`, `super.m`, `f().g`); `?` for an unnameable part."""
+    if node is None:
+        return "?"
+    if node.type == "identifier":
+        return text(node)
+    raw = node.text
+    if raw is not None and len(raw) < 256 and _SIMPLE_CHAIN.fullmatch(raw):  # most callees: their text is the chain
+        return raw.decode()
     parts: list[str] = []
     while node is not None and len(parts) < MAX_CHAIN:
         t = node.type
@@ -147,11 +159,12 @@ def returned_type(returns: str | None) -> str | None:
     return named[0] if len(named) == 1 and _SIMPLE_TYPE.fullmatch(named[0]) else None
 
 
-def header(node: Node) -> str:
-    """A definition as written up to its body, whitespace collapsed."""
-    body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else node.end_byte
-    raw = (node.text or b"")[: end - node.start_byte].decode("utf-8", "replace")
+def header(data: bytes, node: Node, inner: Node) -> str:
+    """A definition as written from `node` up to the body (the value: `const x = ...`) of `inner`, whitespace
+    collapsed, at most MAX_HEADER bytes. Sliced from the file's bytes: a node's text would copy the whole body."""
+    body = inner.child_by_field_name("body") or (inner.child_by_field_name("value") if inner is node else None)
+    end = body.start_byte if body is not None else inner.end_byte
+    raw = data[node.start_byte:min(end, node.start_byte + MAX_HEADER)].decode("utf-8", "replace")
     return " ".join(raw.split()).rstrip(" {=>")
 
 
@@ -161,6 +174,11 @@ def name_of(node: Node) -> str | None:
     if found is None or found.type in ("computed_property_name", "private_property_identifier"):
         return None
     return text(found).strip("'\"")
+
+
+def is_async(data: bytes, node: Node) -> bool:
+    """`async function`, `async () =>`, `static async m()`: read off the bytes (a node's children cost more)."""
+    return _ASYNC.match(data, node.start_byte) is not None
 
 
 def has_child(node: Node, kind: str) -> bool:

@@ -32,7 +32,7 @@ def parse(data: bytes, dialect: grammar.Dialect, *, declaration: bool = False) -
     if len(data) > MAX_BYTES:
         return skipped(f"{len(data) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
     root = grammar.parser(dialect).parse(data).root_node
-    walk = Extractor(grammar.captures(dialect, PATTERNS, root, max_start_depth=MAX_DEPTH))
+    walk = Extractor(data, grammar.captures(dialect, PATTERNS, root, max_start_depth=MAX_DEPTH))
     warnings: list[str] = []
     try:
         walk.run()
