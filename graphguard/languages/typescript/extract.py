@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 #: What `module.exports = X` makes the module itself (TypeScript's `export = X`; `signature.EXPORT_EQUALS`).
 EXPORT_EQUALS = "export="
 _NOT_OWNERS = frozenset({"module", "exports", "this", "window", "globalThis", "self"})
+#: What ends the node types of a statement (the unit whose error makes its uses unjudged).
+_STATEMENTS = ("statement", "declaration", "declarator", "definition", "program")
 _USES = frozenset({"call", "jsx", "value", "argument"})
 _DECLARED = {"interface": DefKind.INTERFACE, "type": DefKind.TYPE, "enum": DefKind.ENUM, "namespace": DefKind.NAMESPACE}
 
@@ -48,8 +50,10 @@ _MODULE = Scope(0, 1 << 62, "", Kind.MODULE)
 
 
 class Extractor:
-    def __init__(self, data: bytes, captures: list[tuple[str, Node, dict[str, list[Node]]]]):
+    def __init__(self, data: bytes, captures: list[tuple[str, Node, dict[str, list[Node]]]], *, has_errors: bool = False):
         self.data = data
+        self.has_errors = has_errors  # the tree has an error somewhere: a use's statement is looked at
+        self.recursion = False  # a handler ran out of stack: the facts of that node are missing
         self.captures = captures
         self.defs: list[Definition] = []
         self.imports: list[Import] = []
@@ -78,10 +82,13 @@ class Extractor:
                 self._advance(at)
             if at < self._error_end and key in _USES:
                 continue  # inside a region that did not parse: never judged
-            if key == "call":
-                self.call(node, caps["callee"][0], caps["args"][0] if "args" in caps else None)
-            else:
-                handlers[key](node)
+            try:
+                if key == "call":
+                    self.call(node, caps["callee"][0], caps["args"][0] if "args" in caps else None)
+                else:
+                    handlers[key](node)
+            except RecursionError:  # nothing here recurses; should a helper one day, the other nodes are still read
+                self.recursion = True
         self.finish()
 
     # -- scopes --
@@ -382,8 +389,8 @@ class Extractor:
         if kind == "import" or (kind == "identifier" and callee.text == b"require" and node.type == "call_expression"):
             self._required(node, callee, args)
             return
-        if node.has_error:
-            return  # a call whose arguments did not parse has no arity to judge
+        if node.has_error or (self.has_errors and self._in_error(node)):
+            return  # a call whose arguments or statement did not parse is not judged
         count = 0
         if args is not None:  # (a tagged template has none)
             count = args.named_child_count  # comments and spreads are taken off as their own matches come (`argument`)
@@ -391,6 +398,18 @@ class Extractor:
                 self._calls_at[args.start_byte] = len(self.calls)
         (line, col), (end_line, end_col) = node.start_point, node.end_point
         self.calls.append(CallSite(n.chain(callee), self._stack[-1].code, line + 1, col, end_line + 1, end_col, count))
+
+    def _in_error(self, node: Node) -> bool:
+        """Whether the statement around a use holds an error (`f(x) ]];`): recorded as a region that did not parse."""
+        holder = node.parent
+        while holder is not None and not holder.type.endswith(_STATEMENTS):
+            holder = holder.parent
+        if holder is None or not holder.has_error:
+            return False
+        region = Region(*n.span(holder))
+        if region not in self.errors[-3:]:
+            self.errors.append(region)
+        return True
 
     def argument(self, node: Node) -> None:
         """A spread or a comment among a call's arguments: one positional argument fewer (a spread: of unknown count)."""

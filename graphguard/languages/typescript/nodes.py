@@ -38,6 +38,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("enum", "(enum_declaration) @node"),
     ("namespace", "(internal_module) @node"),
     ("namespace", "(module name: (identifier)) @node"),
+    ("namespace", "(module name: (string)) @node"),
     ("import", "(import_statement) @node"),
     ("export", "(export_statement) @node"),
     ("call", "(call_expression function: (_) @callee arguments: (arguments)? @args) @node"),

@@ -32,11 +32,10 @@ def parse(data: bytes, dialect: grammar.Dialect, *, declaration: bool = False) -
     if len(data) > MAX_BYTES:
         return skipped(f"{len(data) // 1_000_000} MB file; over the {MAX_BYTES // 1_000_000} MB limit, not parsed")
     root = grammar.parser(dialect).parse(data).root_node
-    walk = Extractor(data, grammar.captures(dialect, PATTERNS, root, max_start_depth=MAX_DEPTH))
+    walk = Extractor(data, grammar.captures(dialect, PATTERNS, root, max_start_depth=MAX_DEPTH), has_errors=root.has_error)
+    walk.run()
     warnings: list[str] = []
-    try:
-        walk.run()
-    except RecursionError:  # nothing here recurses; should a helper one day, the facts so far stand, said so
+    if walk.recursion:
         warnings.append("too deeply nested to read whole; facts are partial")
     if grammar.deeper_than(root, MAX_DEPTH):
         warnings.append(f"nested more than {MAX_DEPTH} levels deep; facts are partial")
