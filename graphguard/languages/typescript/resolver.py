@@ -18,7 +18,7 @@ from graphguard.languages.typescript.resolution import ImportKind, ModuleResolve
 from graphguard.model import NO_CALL, BindKind, DefKind, FileFacts, ImportForm, Resolution, UseKind
 from graphguard.resolved import FileResolution, ImportRow, ImportStatus, Site
 
-#: What `module.exports = X` / `export = X` exports (`extract.EXPORT_EQUALS`).
+#: What `module.exports = X` / `export = X` exports (`modules.EXPORT_EQUALS`).
 EXPORT_EQUALS = "export="
 #: The resolution's kind of import of each form a statement has.
 _KINDS = {ImportForm.STATIC: ImportKind.STATIC, ImportForm.TYPE_ONLY: ImportKind.TYPE_ONLY, ImportForm.REQUIRE: ImportKind.REQUIRE,
