@@ -326,3 +326,8 @@ def test_a_call_where_the_caller_does_not_parse_is_never_blamed(make_repo: Calla
     broken = {(c["caller"], c["line"]) for c in change["callers"] if c["status"] == "broken"}
     assert broken == {("src/use.ts#ok", 2)}
     assert result.code == 1
+
+
+def test_a_lowercase_member_tag_is_a_component_and_a_lowercase_name_is_not() -> None:
+    f = facts('import * as ui from "./ui";\nexport const P = () => <section><ui.Card /><span /></section>;\n', "a.tsx")
+    assert [r.target for r in f.references if r.kind is RefKind.JSX] == ["ui.Card"]

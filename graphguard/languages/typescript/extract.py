@@ -127,6 +127,8 @@ class Extractor(Modules):
             self.imports.append(Import(spec or "", 0, name, alias, line, end_line, scope, False, col, form))
 
     def jsx(self, node: Node) -> None:
+        if self.data[node.start_byte:node.start_byte + 1].islower() and node.type == "identifier":
+            return  # `<div>`: an element of the platform, no component (`<ui.Card>` is one: its chain has a dot)
         name = n.chain(node) if node.type != "jsx_namespace_name" else "?"
         if name[:1].isupper() or "." in name:
             self.refs.append(Reference(name, RefKind.JSX, self._code_scope(), *n.span(node)))

@@ -71,7 +71,8 @@ _NULLISH = frozenset({"undefined", "null", "void"})
 
 
 def text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    raw = node.text if node is not None else None  # (each read of `.text` copies the bytes)
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def span(node: Node) -> tuple[int, int, int, int]:
