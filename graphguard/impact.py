@@ -24,7 +24,8 @@ from graphguard.codes import Code, CodeName, name_of
 from graphguard.languages.python.binding import Binding, CallShape, bind, landing
 from graphguard.languages.python.signature import Param, ParamKind, Signature
 from graphguard.languages.python.targets import LIMIT_REASONS
-from graphguard.model import DefKind, FileResolution, Resolution, Use, UseKind, WireEnum
+from graphguard.model import DefKind, Resolution, UseKind, WireEnum
+from graphguard.resolved import FileResolution, Use
 from graphguard.result import INFORMATIONAL, CallerImpact, ChangeKind, Status
 
 

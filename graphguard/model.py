@@ -45,6 +45,12 @@ class DefKind(WireEnum):
     FUNCTION = "function"
     METHOD = "method"
     CLASS = "class"
+    # TypeScript/JavaScript: what a file defines besides functions and classes (a name importers can use).
+    INTERFACE = "interface"
+    TYPE = "type"            # `type T = ...`
+    ENUM = "enum"
+    NAMESPACE = "namespace"  # `namespace N {}`, `module N {}`
+    VARIABLE = "variable"    # a module-level `const`/`let`/`var` that holds no function
 
 
 class RefKind(enum.Enum):
@@ -53,6 +59,30 @@ class RefKind(enum.Enum):
     VALUE = "value"          # passed or assigned as a value: a callback
     ATTRIBUTE = "attribute"  # `mod.attr` read without a call
     ANNOTATION = "annotation"  # used as a type (`x: mod.Cls`, `-> list[mod.Cls]`, `isinstance(x, Cls)`, `cast(Cls, x)`): calls nothing
+    JSX = "jsx"              # `<Button />`: renders a component (calls it, with its props as one argument)
+
+
+class ImportForm(WireEnum):
+    """How a statement imports (TypeScript/JavaScript; Python's imports are all static). The wire strings are
+    the `imports.form` column's."""
+
+    STATIC = "static"                # import { a } from "x" / import a from "x" / import * as ns from "x"
+    TYPE_ONLY = "type-only"          # import type { A } from "x" / import { type A } from "x"
+    REQUIRE = "require"              # require("x"), const { a } = require("x")
+    IMPORT_EQUALS = "import-equals"  # import x = require("x")
+    DYNAMIC = "dynamic"              # import("x"); a specifier that is no literal is ""
+
+
+class ExportKind(WireEnum):
+    """How a TypeScript/JavaScript file gives a name to importers."""
+
+    NAMED = "named"          # export function f / export { f } / export const c
+    DEFAULT = "default"      # export default ...
+    REEXPORT = "reexport"    # export { a as b } from "x"
+    STAR = "star"            # export * from "x" (name "*")
+    NAMESPACE = "namespace"  # export * as ns from "x" (local "*")
+    EQUALS = "equals"        # export = x (name "export=")
+    COMMONJS = "commonjs"    # module.exports = x (name "export="), module.exports.a / exports.a = ... (name "a")
 
 
 class BindKind(enum.Enum):
@@ -154,8 +184,9 @@ class Import(NamedTuple):
     line: int
     end_line: int
     scope: str = ""  # enclosing definition ("" = module level)
-    type_checking: bool = False
+    type_checking: bool = False  # TypeScript/JavaScript: a type-only import (`import type`)
     col: int = 0
+    form: ImportForm = ImportForm.STATIC
 
     @property
     def bound_name(self) -> str:
@@ -234,6 +265,19 @@ class Export(NamedTuple):
     local: str | None  # the local name it exports ("f"), the name imported from `specifier`; None: an anonymous default
     specifier: str | None  # `from "./x"` of a re-export, as written; None for the file's own names
     line: int
+    kind: ExportKind = ExportKind.NAMED
+
+
+class Region(NamedTuple):
+    """A part of a file that did not parse (tree-sitter's ERROR or missing node): no use inside it is judged."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def holds(self, line: int, col: int) -> bool:
+        return (self.line, self.col) <= (line, col) < (self.end_line, self.end_col)
 
 
 class Global(NamedTuple):
@@ -256,6 +300,7 @@ class FileFacts:
     arms: tuple[Arm, ...] = ()  # in order of their start
     globals: tuple[Global, ...] = ()
     exports: tuple[Export, ...] = ()  # TypeScript/JavaScript only
+    errors: tuple[Region, ...] = ()  # TypeScript/JavaScript: the regions that did not parse (facts hold what did)
 
     # Compact JSON rows: the blob cache stores millions of these, so no key names.
     def to_json(self) -> str:
@@ -263,7 +308,7 @@ class FileFacts:
             [
                 FACTS_VERSION,
                 [[d.qualname, d.kind.value, d.line, d.end_line, d.signature, d.decorators, d.bases, d.returns, d.is_async, d.col] for d in self.definitions],
-                [[i.module, i.level, i.name, i.alias, i.line, i.end_line, i.scope, i.type_checking, i.col] for i in self.imports],
+                [[i.module, i.level, i.name, i.alias, i.line, i.end_line, i.scope, i.type_checking, i.col, i.form.value] for i in self.imports],
                 [[c.callee, c.scope, c.line, c.col, c.end_line, c.end_col, c.n_positional, c.keywords, c.has_star, c.has_starstar] for c in self.calls],
                 [[r.target, r.kind.value, r.scope, r.line, r.col, r.end_line, r.end_col] for r in self.references],
                 [[b.scope, b.target, b.kind.value, b.value, b.line, b.col, b.end_line, b.end_col] for b in self.bindings],
@@ -272,7 +317,8 @@ class FileFacts:
                 self.parsed,
                 [[a.line, a.col, a.end_line, a.end_col, a.parent, a.stmt, a.kind.value, a.exhaustive] for a in self.arms],
                 [[g.scope, g.name] for g in self.globals],
-                [[e.name, e.local, e.specifier, e.line] for e in self.exports],
+                [[e.name, e.local, e.specifier, e.line, e.kind.value] for e in self.exports],
+                [list(r) for r in self.errors],
             ],
             separators=(",", ":"),
             ensure_ascii=False,
@@ -283,12 +329,12 @@ class FileFacts:
         row = json.loads(text)
         if row[0] != FACTS_VERSION:
             raise ValueError(f"facts version {row[0]}, expected {FACTS_VERSION}")
-        _, defs, imps, calls, refs, binds, all_names, warnings, parsed, arms, globals_, exports = row
+        _, defs, imps, calls, refs, binds, all_names, warnings, parsed, arms, globals_, exports, errors = row
         return cls(
             definitions=tuple(
                 Definition(q, DefKind(k), l, e, s, tuple(dec), tuple(b), r, a, c) for q, k, l, e, s, dec, b, r, a, c in defs
             ),
-            imports=tuple(Import(*i) for i in imps),
+            imports=tuple(Import(m, lv, n, a, l, e, s, t, c, ImportForm(f)) for m, lv, n, a, l, e, s, t, c, f in imps),
             calls=tuple(CallSite(c[0], c[1], c[2], c[3], c[4], c[5], c[6], tuple(c[7]), c[8], c[9]) for c in calls),
             references=tuple(Reference(t, RefKind(k), s, l, c, el, ec) for t, k, s, l, c, el, ec in refs),
             bindings=tuple(Binding(s, t, BindKind(k), v, l, c, el, ec) for s, t, k, v, l, c, el, ec in binds),
@@ -297,12 +343,13 @@ class FileFacts:
             parsed=parsed,
             arms=tuple(Arm(l, c, el, ec, p, st, ArmKind(k), x) for l, c, el, ec, p, st, k, x in arms),
             globals=tuple(Global(sc, n) for sc, n in globals_),
-            exports=tuple(Export(*e) for e in exports),
+            exports=tuple(Export(n, lo, sp, li, ExportKind(k)) for n, lo, sp, li, k in exports),
+            errors=tuple(Region(*r) for r in errors),
         )
 
 
 #: Where the JSON rows of FileFacts.to_json hold line numbers: (part of the row, indices in each record).
-_LINES = ((1, (2, 3)), (2, (4, 5)), (3, (2, 4)), (4, (3, 5)), (5, (4, 6)), (9, (0, 2)), (11, (3,)))
+_LINES = ((1, (2, 3)), (2, (4, 5)), (3, (2, 4)), (4, (3, 5)), (5, (4, 6)), (9, (0, 2)), (11, (3,)), (12, (0, 2)))
 
 
 def moved_lines(raw: str, first: int, last: int, delta: int) -> str | None:
@@ -328,30 +375,6 @@ def moved_lines(raw: str, first: int, last: int, delta: int) -> str | None:
     return json.dumps(row, separators=(",", ":"), ensure_ascii=False)
 
 
-@dataclass(frozen=True)
-class Warning:
-    path: str
-    message: str
-
-
-@dataclass(frozen=True)
-class FileEntry:
-    """One indexed file of a snapshot (`module`: Python's dotted name; a TypeScript/JavaScript file's path)."""
-
-    path: str
-    blob: str
-    module: str
-    is_package: bool = False  # an __init__.py
-    is_test: bool = False
-
-
-@dataclass
-class Counts:
-    files: int = 0
-    parsed: int = 0
-    warnings: list[Warning] = field(default_factory=list)
-
-
 @dataclass
 class IndexResult:
     """What one bring-the-graph-up-to-date did (repo.ensure_current, Indexer.update)."""
@@ -363,71 +386,3 @@ class IndexResult:
     noop: bool = False
     elapsed_ms: int = 0
     warnings: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Use:
-    """One use of a symbol at a place in a file: what the graph's reads return, and what impact's
-    `Found` holds (it adds how the use reaches a changed definition)."""
-
-    path: str
-    line: int
-    end_line: int
-    col: int
-    caller: str  # enclosing definition (or module)
-    kind: UseKind
-    text: str  # as written
-    resolution: Resolution  # exact | partial | by-name | by-name-weak | candidate | too-deep | too-long ...
-    shape: CallShape = NO_CALL
-    via_init: bool = False  # an instantiation that runs this __init__ (the stored graph's init edge)
-
-
-class Site(NamedTuple):
-    """A row of the graph: one use of a name at a place, and what it reaches."""
-
-    kind: UseKind
-    scope: str  # full qualname of the enclosing definition, or the module name
-    text: str  # the callee chain / referenced name as written
-    name: str  # its last name: what a by-name query matches
-    resolution: Resolution
-    target: str | None  # full qualname
-    target_path: str | None
-    init_target: str | None  # for instantiation: the __init__ that runs
-    line: int
-    end_line: int
-    col: int = 0
-    end_col: int = 0
-    shape: CallShape = NO_CALL
-
-
-class ImportStatus(WireEnum):
-    """Where an import leads (the `imports.status` column)."""
-
-    INTERNAL = "internal"  # a module of this repository
-    EXTERNAL = "external"  # stdlib, third-party or builtins
-    UNRESOLVED = "unresolved"
-
-
-@dataclass(frozen=True)
-class ImportRow:
-    line: int
-    module: str  # absolute module name as imported (relative ones made absolute)
-    name: str | None
-    status: ImportStatus
-    target_path: str | None
-    scope: str
-    type_checking: bool
-    # TypeScript/JavaScript: how the statement imports (static, type-only, require, ...) and where its specifier led
-    # (relative, paths, workspace, package, builtin, missing, ...); None for Python's rows.
-    form: str | None = None
-    category: str | None = None
-
-
-@dataclass
-class FileResolution:
-    path: str
-    module: str
-    sites: list[Site] = field(default_factory=list)
-    imports: list[ImportRow] = field(default_factory=list)
-    # imported file -> distinct symbols of it this file uses
-    uses: dict[str, set[str]] = field(default_factory=dict)

@@ -10,7 +10,8 @@ from graphguard.impact import ChangeContext, Forward, ForwardKind, Found, Via, d
 from graphguard.index.facts import parse_blob
 from graphguard.languages.python.binding import CallShape
 from graphguard.languages.python.signature import Signature, extract
-from graphguard.model import FileFacts, FileResolution, Resolution, Site, Use, UseKind
+from graphguard.model import FileFacts, Resolution, UseKind
+from graphguard.resolved import FileResolution, Site, Use
 from graphguard.result import ChangeKind, Status
 from tests.helpers import call_shape as shape
 from tests.helpers import source

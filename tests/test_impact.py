@@ -7,7 +7,7 @@ import pytest
 from graphguard.impact import ChangeContext, Found, decide, implicit_first
 from graphguard.languages.python.binding import CallShape
 from graphguard.languages.python.signature import Signature, extract
-from graphguard.model import Use
+from graphguard.resolved import Use
 from graphguard.result import Status
 from tests.helpers import source
 

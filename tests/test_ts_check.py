@@ -210,7 +210,8 @@ def test_a_config_change_that_moves_no_import_passes_and_python_alone_is_unchang
 
 def test_the_resolution_entry_judges_each_stored_import_against_the_new_resolution() -> None:
     from graphguard.check import pathconfig
-    from graphguard.model import FileResolution, ImportRow, ImportStatus, Resolution, Site, UseKind
+    from graphguard.model import Resolution, UseKind
+    from graphguard.resolved import FileResolution, ImportRow, ImportStatus, Site
 
     now = FileResolution("app/page.ts", "app/page.ts")
     now.imports += [ImportRow(1, "@/money", "parseAmount", ImportStatus.UNRESOLVED, None, "app/page.ts", False),

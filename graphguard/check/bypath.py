@@ -27,7 +27,8 @@ from graphguard.check.revisions import Commits, Staged, Target
 from graphguard.check.sides import Sides
 from graphguard.index.plan import facts_key, is_config
 from graphguard.languages import Language, Tree, for_path
-from graphguard.model import FileFacts, FileResolution
+from graphguard.model import FileFacts
+from graphguard.resolved import FileResolution
 from graphguard.result import ChangeKind, FileWarning, SymbolImpact
 from graphguard.store.reads import CodeGraph
 

@@ -28,13 +28,14 @@ from graphguard.check.interface import Interface
 from graphguard.check.overlay import Overlay
 from graphguard.check.uses import on_class
 from graphguard.config import Config
-from graphguard.model import CallShape, DefKind, FileFacts, Resolution, Use, UseKind
+from graphguard.model import CallShape, DefKind, FileFacts, Resolution, UseKind
+from graphguard.resolved import Use
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 if TYPE_CHECKING:
     from graphguard.impact import ChangeContext, Found
     from graphguard.languages.python import signature
-    from graphguard.model import Site
+    from graphguard.resolved import Site
 
 
 class NewCall(NamedTuple):

@@ -26,7 +26,7 @@ from graphguard.store.reads import CodeGraph
 if TYPE_CHECKING:
     from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.signature import Signature
-    from graphguard.model import FileResolution, Site
+    from graphguard.resolved import FileResolution, Site
 
 
 def _no_blobs(shas: list[str]) -> Iterable[tuple[str, bytes]]:

@@ -16,7 +16,8 @@ from typing import NamedTuple
 from graphguard.check.pathjudge import NewSigs
 from graphguard.check.written import written_calls
 from graphguard.languages import Language
-from graphguard.model import FileFacts, FileResolution, Site, UseKind
+from graphguard.model import FileFacts, UseKind
+from graphguard.resolved import FileResolution, Site
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from graphguard.codes import Code, CodeName
-from graphguard.model import FileResolution, Resolution, UseKind
+from graphguard.model import Resolution, UseKind
+from graphguard.resolved import FileResolution
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 
 #: A stored import row as `CodeGraph.import_rows` gives it: (path, line, specifier, name, status, target, form, category).

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphguard.languages import Language, for_path
-from graphguard.model import FileResolution, Resolution, Site, Use, UseKind
+from graphguard.model import Resolution, UseKind
+from graphguard.resolved import FileResolution, Site, Use
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 from graphguard.store.reads import CodeGraph
 

@@ -26,7 +26,7 @@ from graphguard.store.reads import CodeGraph, Use
 if TYPE_CHECKING:
     from graphguard.impact import Found
     from graphguard.languages.python.resolver import Resolver
-    from graphguard.model import Site
+    from graphguard.resolved import Site
 
 _Key = tuple[str, int, int, UseKind]  # one use per place and kind (gather)
 _Site = tuple[str, int, int, UseKind, str]  # ... and what is written there (once)

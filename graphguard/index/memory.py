@@ -20,7 +20,8 @@ from graphguard.index.rows import add_file, add_resolution, module_of
 from graphguard.languages import FileResolver, Tree, for_path
 from graphguard.languages.python.modules import Layout, ModuleMap
 from graphguard.languages.python.resolver import Resolver
-from graphguard.model import FileFacts, FileResolution
+from graphguard.model import FileFacts
+from graphguard.resolved import FileResolution
 from graphguard.store.db import open_memory, transaction
 from graphguard.store.reads import CodeGraph
 from graphguard.store.schema import GRAPH_SCHEMA, GRAPH_VERSION

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from graphguard.languages import for_path, symbol_name
 from graphguard.languages.python.digests import interface_digests
 from graphguard.languages.python.modules import ModuleMap
-from graphguard.model import FileFacts, FileResolution
+from graphguard.model import FileFacts
+from graphguard.resolved import FileResolution
 from graphguard.store.writes import _Rows
 
 

@@ -28,7 +28,8 @@ from graphguard.index.rows import add_file, add_resolution, digests_of, module_o
 from graphguard.index.storedmap import _StoredMap
 from graphguard.index.workers import _Job, resolve
 from graphguard.languages.python.modules import Layout, ModuleMap
-from graphguard.model import FileFacts, FileResolution, IndexResult
+from graphguard.model import FileFacts, IndexResult
+from graphguard.resolved import FileResolution
 from graphguard.store import Store
 from graphguard.store import rows as stored_rows
 from graphguard.store.paths import file_count

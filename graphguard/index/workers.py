@@ -19,7 +19,8 @@ from graphguard.index.progress import Phases
 from graphguard.languages import FileResolver, Language, Tree, for_path
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.resolver import Resolver
-from graphguard.model import FileFacts, FileResolution
+from graphguard.model import FileFacts
+from graphguard.resolved import FileResolution
 from graphguard.store import Store
 from graphguard.store.db import open_scratch
 from graphguard.store.rows import blob_and_id, every_path

@@ -10,7 +10,8 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from graphguard.model import CallShape, Resolution, Use, UseKind, last_name
+from graphguard.model import CallShape, Resolution, UseKind, last_name
+from graphguard.resolved import Use
 from graphguard.store.counts import BUILTIN_METHODS, Counts
 from graphguard.store.db import chunked, marks
 

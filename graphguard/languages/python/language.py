@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from graphguard.languages.python.resolver import InfoCache, Resolver
     from graphguard.languages.python.sigdiff import SymbolChange
     from graphguard.languages.python.signature import ModuleSignatures, Signature
-    from graphguard.model import CallShape, FileFacts, FileResolution
+    from graphguard.model import CallShape, FileFacts
+    from graphguard.resolved import FileResolution
 
 
 class Python:

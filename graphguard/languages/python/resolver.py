@@ -20,7 +20,8 @@ from graphguard.languages.python.modules import STDLIB, ModuleMap, is_installed
 from graphguard.languages.python.scopes import Entry, EntryKind, ModuleInfo, Selection, annotation_chain
 from graphguard.languages.python.sites import Sites
 from graphguard.languages.python.targets import _FOLLOWED, BUILTINS, MAX_DEPTH, TOO_LONG, Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym, Target, one_of
-from graphguard.model import Binding, BindKind, Definition, DefKind, FileFacts, Import, Site
+from graphguard.model import Binding, BindKind, Definition, DefKind, FileFacts, Import
+from graphguard.resolved import Site
 
 # --- the resolver ----------------------------------------------------------------------
 

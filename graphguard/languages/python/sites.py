@@ -9,7 +9,8 @@ from graphguard.languages.python import reaching
 from graphguard.languages.python.modules import ModuleMap
 from graphguard.languages.python.scopes import ModuleInfo, Selection
 from graphguard.languages.python.targets import Data, Ext, Inst, Limit, Mod, OneOf, Partial, Sym, Target, options_of
-from graphguard.model import DefKind, FileResolution, Import, ImportRow, ImportStatus, RefKind, Resolution, Site, UseKind
+from graphguard.model import DefKind, Import, RefKind, Resolution, UseKind
+from graphguard.resolved import FileResolution, ImportRow, ImportStatus, Site
 
 
 class Sites:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from graphguard.languages.python.sigdiff import SymbolChange
     from graphguard.languages.python.signature import ModuleSignatures, Signature
     from graphguard.languages.typescript.resolver import Resolver
-    from graphguard.model import CallShape, FileFacts, FileResolution
+    from graphguard.model import CallShape, FileFacts
+    from graphguard.resolved import FileResolution
 
 #: `facts_kind` of a `.d.ts` file: the typescript grammar, declarations only.
 DECLARATION = "declaration"
@@ -49,14 +50,9 @@ class TypeScript:
         return "typescript" if is_typescript_source(path) else "javascript"
 
     def parse(self, data: bytes, kind: str = "") -> FileFacts:
-        from graphguard.languages.typescript import interim
+        from graphguard.languages.typescript.parse import parse
 
-        try:
-            return interim.parse(data, _dialect(kind or Dialect.TYPESCRIPT.value), declaration=kind == DECLARATION)
-        except RecursionError:
-            from graphguard.model import FileFacts
-
-            return FileFacts(warnings=("too deeply nested to parse",), parsed=False)
+        return parse(data, _dialect(kind or Dialect.TYPESCRIPT.value), declaration=kind == DECLARATION)
 
     def resolver(self, tree: Tree) -> Resolver:
         from graphguard.languages.typescript.resolution import ModuleResolver

@@ -22,7 +22,8 @@ from graphguard.languages.typescript import packages as pkg
 from graphguard.languages.typescript.loading import ALL, TYPED, Ext, Loader, State, match_key, remove_extension
 from graphguard.languages.typescript.tree import Files
 from graphguard.languages.typescript.tsconfig import Mode, Project, Projects
-from graphguard.model import ImportStatus, WireEnum
+from graphguard.model import WireEnum
+from graphguard.resolved import ImportStatus
 
 
 class ImportKind(enum.Enum):

@@ -13,20 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
+from graphguard.languages.typescript.nodes import returned_type
 from graphguard.languages.typescript.resolution import ImportKind, ModuleResolver, Resolved
-from graphguard.model import (
-    NO_CALL,
-    BindKind,
-    DefKind,
-    FileFacts,
-    FileResolution,
-    ImportRow,
-    ImportStatus,
-    Resolution,
-    Site,
-    UseKind,
-)
+from graphguard.model import NO_CALL, BindKind, DefKind, FileFacts, ImportForm, Resolution, UseKind
+from graphguard.resolved import FileResolution, ImportRow, ImportStatus, Site
 
+#: What `module.exports = X` / `export = X` exports (`modules.EXPORT_EQUALS`).
+EXPORT_EQUALS = "export="
+#: The resolution's kind of import of each form a statement has.
+_KINDS = {ImportForm.STATIC: ImportKind.STATIC, ImportForm.TYPE_ONLY: ImportKind.TYPE_ONLY, ImportForm.REQUIRE: ImportKind.REQUIRE,
+          ImportForm.IMPORT_EQUALS: ImportKind.IMPORT_EQUALS, ImportForm.DYNAMIC: ImportKind.DYNAMIC}
 #: Re-export chains longer than this are not followed (a cycle of `export *` is cut by the set of files seen).
 MAX_HOPS = 32
 
@@ -63,6 +59,8 @@ class Resolver:
         self.load = load
         self.modules = modules or ModuleResolver(paths, read)
         self._defs: dict[str, dict[str, DefKind]] = {}
+        self._returns: dict[str, dict[str, str]] = {}
+        self._bases: dict[str, dict[str, tuple[str, ...]]] = {}
         self._specs: dict[tuple[str, str, ImportKind], Resolved] = {}
 
     # modules and definitions
@@ -77,8 +75,22 @@ class Resolver:
     def definitions(self, path: str) -> dict[str, DefKind]:
         if path not in self._defs:
             facts = self.load(path)
-            self._defs[path] = {d.qualname: d.kind for d in facts.definitions} if facts is not None else {}
+            defs = facts.definitions if facts is not None else ()
+            self._defs[path] = {d.qualname: d.kind for d in defs}
+            self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns))}
+            self._bases[path] = {d.qualname: d.bases for d in defs if d.bases}
         return self._defs[path]
+
+    def returns(self, target: Target) -> str | None:
+        """The class a function's return annotation names (`function make(): Cart`)."""
+        if not isinstance(target, Sym):
+            return None
+        self.definitions(target.path)
+        return self._returns[target.path].get(target.name.partition("#")[2])
+
+    def bases(self, path: str, qualname: str) -> tuple[str, ...]:
+        self.definitions(path)
+        return self._bases[path].get(qualname, ())
 
     # names
 
@@ -112,13 +124,17 @@ class Resolver:
         facts = self.load(path)
         for i in facts.imports if facts is not None else ():
             if not i.scope and (i.alias or i.name) == name and i.name is not None:
-                return self._imported(path, i.module, i.name, hops, seen)
+                return self._imported(path, i.module, i.name, hops, seen, _KINDS[i.form])
         return None
 
-    def _imported(self, path: str, specifier: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
-        found = self.module(path, specifier)
+    def _imported(self, path: str, specifier: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset(),
+                  kind: ImportKind = ImportKind.STATIC) -> Target:
+        found = self.module(path, specifier, kind)
         if found.target is None:
             return External(specifier) if found.status is ImportStatus.EXTERNAL else None
+        if name == "*" and kind in (ImportKind.REQUIRE, ImportKind.IMPORT_EQUALS):
+            # `require()` gives what `module.exports =` (`export =`) set, else the module's exports as one object.
+            return self.export(found.target, EXPORT_EQUALS, hops + 1, seen) or Namespace(found.target)
         if name == "*":
             return Namespace(found.target)
         return self.export(found.target, name, hops + 1, seen)
@@ -174,25 +190,50 @@ class _File:
             self._locals[name] = self.r.local(self.path, name)
         return self._locals[name]
 
-    def callee(self, text: str, scope: str) -> Target:
+    def callee(self, text: str, scope: str, depth: int = 0) -> Target:
         """What a callee chain (`f`, `ns.f`, `x.m`, `this.m`, `C.s`) reaches."""
         parts = text.split(".")
         if "?" in parts or any(p.endswith("()") for p in parts[:-1]):
             return None
         head, rest = parts[0], parts[1:]
         target: Target
-        if head == "this":
-            cls = scope.split(".", 1)[0]
-            target = Sym(full(self.path, cls), self.path) if cls in self.classes else None
-            return self._instance(target, rest)
+        if head in ("this", "super"):
+            return self._own(head, scope, rest)
         if head.endswith("()"):
             return None
         typed = self._receiver(scope, head)
-        if typed is not None:
-            return self._instance(self.callee(typed, scope if "." in typed else ""), rest)
+        if typed is not None and depth < 8:
+            return self._instance(self._class_of(self.callee(typed, scope if "." in typed else "", depth + 1)), rest)
         target = self.name(head)
         for part in rest:
             target = self.r.member(target, part)
+        return target
+
+    def _own(self, head: str, scope: str, rest: list[str]) -> Target:
+        """`this.m()`, `this.field.m()` (the field typed by its annotation or `new C()`), `super.m()` (the first base's)."""
+        cls = self._class_at(scope)
+        if cls is None:
+            return None
+        if head == "super":
+            bases = self.r.bases(self.path, cls)
+            return self._instance(self._class_of(self.callee(bases[0], "")) if bases else None, rest)
+        if len(rest) == 2 and (typed := self.receivers.get((cls, "this." + rest[0]))) is not None:
+            return self._instance(self._class_of(self.callee(typed, "")), rest[1:])
+        return self._instance(Sym(full(self.path, cls), self.path), rest)
+
+    def _class_at(self, scope: str) -> str | None:
+        """The innermost class whose body holds `scope` (`Cart` of `Cart.total`, `N.C` of `N.C.m`)."""
+        while scope and scope not in self.classes:
+            scope = scope.rpartition(".")[0]
+        return scope or None
+
+    def _class_of(self, target: Target) -> Target:
+        """A class stays a class; a function stands for the class its return annotation names (`make(): Cart`)."""
+        if isinstance(target, Sym) and self.r.definitions(target.path).get(target.name.partition("#")[2]) is DefKind.FUNCTION:
+            named = self.r.returns(target)
+            if named is None:
+                return None
+            return self.callee(named, "") if target.path == self.path else self.r.local(target.path, named)
         return target
 
     def _receiver(self, scope: str, name: str) -> str | None:
@@ -233,7 +274,7 @@ class _File:
         """One row per imported name (and per re-export), and an import site for each name that reaches a definition."""
         rows: list[tuple[int, str, str | None, str, ImportKind]] = []
         for i in self.facts.imports:
-            rows.append((i.line, i.module, i.name, i.scope, ImportKind.TYPE_ONLY if i.type_checking else ImportKind.STATIC))
+            rows.append((i.line, i.module, i.name, i.scope, _KINDS[i.form]))
         for e in self.facts.exports:
             if e.specifier is not None:
                 rows.append((e.line, e.specifier, "*" if e.name == "*" or e.local == "*" else e.local, "", ImportKind.STATIC))
