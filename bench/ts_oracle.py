@@ -1,7 +1,8 @@
 """The TypeScript compiler as graphguard's oracle (issue 21): imports, breaks and speed on real repositories.
 
-    python bench/ts_oracle.py [--repos ky,express,zod,trpc,shadcn] [--parts imports,breaks,speed]
+    python bench/ts_oracle.py [--repos ky,express,zod,trpc,shadcn] [--parts imports,tsgo,breaks,speed]
                               [--per-kind 2] [--seed 21] [--runs 5] [--work /tmp/ts-oracle] [--out FILE.md]
+    python bench/ts_oracle.py --render RUN1.json RUN2.json     # one set of tables from several runs
 
 Needs node and npm; installs typescript@5 (5.9.x: tsc and the compiler API) and typescript@latest (7.x, the Go
 port `tsgo`) under --work once, and checks out each repository from its mirror (/work/.mirror, brought by the
@@ -10,6 +11,7 @@ Kept between runs: the compilers, the clones, the compiler's answers per reposit
 
 1. imports: per file and module specifier, what tsc 5's resolver picks (the compiler API over each tsconfig's
    program, allowJs and checkJs on, the nearest config governing a file) against `graphguard imports --format json`.
+   tsgo: the same pairs as tsgo (TypeScript 7) resolves them, read from its --traceResolution (bench/ts_oracle_tsgo.py).
 2. breaks: seeded mutations of exported functions, methods and constructors some other file uses, and harmless
    controls; tsc's new caller errors in other files (pristine diagnostics subtracted) against `check --staged`.
 3. speed, side by side: `check --staged` of a one-file change, incremental and whole-project `tsc --noEmit`
@@ -31,6 +33,7 @@ from typing import Any
 
 from ts_oracle_breaks import JS_SUFFIXES, Kind, Outcome, judge, select
 from ts_oracle_setup import REPOS, Compiler, Oracle, RepoSpec, Timed, checkout, configs_of, git, graphguard, install_compilers, link_workspace, timed, tracked
+from ts_oracle_tsgo import agreement, tsgo_imports
 
 
 def load_line() -> str:
@@ -233,6 +236,14 @@ def run_repo(spec: RepoSpec, args: argparse.Namespace, compilers: list[Compiler]
         result["imports"] = score_imports(imports, ours)
         result["imports_s"] = time.perf_counter() - t
         print(f"  imports: {json.dumps({k: v for k, v in result['imports'].items() if k != 'examples'})}", flush=True)
+    tsgo = [c for c in compilers if c.module is None]
+    if "tsgo" in args.parts and tsgo:
+        t = time.perf_counter()
+        deepest_first = sorted(configs, key=lambda c: -c.count("/"))
+        projects = [project_args(repo, c, args.work, spec.name) for c in deepest_first] or [project_args(repo, None, args.work, spec.name)]
+        result["tsgo_imports"] = agreement(imports, tsgo_imports(tsgo[0].tsc, repo, projects))
+        result["tsgo_s"] = time.perf_counter() - t
+        print(f"  tsgo imports: {json.dumps(result['tsgo_imports'])}", flush=True)
     outcomes: list[Outcome] = []
     if "breaks" in args.parts or "speed" in args.parts:
         t = time.perf_counter()
@@ -271,13 +282,19 @@ def tables(results: list[dict[str, Any]], compilers: list[Compiler], graphguard_
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repos", default=",".join(r.name for r in REPOS))
-    parser.add_argument("--parts", default="imports,breaks,speed")
+    parser.add_argument("--parts", default="imports,tsgo,breaks,speed")
     parser.add_argument("--per-kind", type=int, default=2, help="mutations of each kind per repository")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--work", default="/tmp/ts-oracle")
     parser.add_argument("--out", default=None, help="markdown file for the tables (default: --work/results.md)")
+    parser.add_argument("--render", nargs="+", default=None, metavar="RESULTS.json",
+                        help="print the tables of earlier runs' results (their .json beside the .md), run nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        merged = [r for path in args.render for r in json.load(open(path))]
+        print(tables(merged, install_compilers(args.work), "(see each run)"))
+        return 0
     args.parts = set(args.parts.split(","))
     wanted = args.repos.split(",")
     compilers = install_compilers(args.work)

@@ -32,6 +32,7 @@ function inRepo(file) {
 
 function makeHost(options) {
   const host = ts.createCompilerHost(options, true);
+  host.trace = () => {};
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   host.readFile = (f) => (overrides.has(path.resolve(f)) ? overrides.get(path.resolve(f)) : readFile(f));
@@ -55,7 +56,9 @@ function makeHost(options) {
 // sees after a build), not against its unbuilt outputs.
 function withOracleOptions(options) {
   return { ...options, allowJs: true, checkJs: true, noEmit: true, composite: false, incremental: false,
-    declaration: false, emitDeclarationOnly: false, tsBuildInfoFile: undefined };
+    declaration: false, emitDeclarationOnly: false, tsBuildInfoFile: undefined,
+    // stdout is this script's answer channel: a config's own tracing must not write to it
+    traceResolution: false, extendedDiagnostics: false, diagnostics: false, listFiles: false, explainFiles: false };
 }
 
 function loadProject(config) {

@@ -38,6 +38,14 @@ def render(results: list[dict[str, Any]], compilers: list[Any], sha: str, load: 
                       + (", ".join(f"{k} {v}" for k, v in i["missed_by"].items()) or "-")]
             for outcome, examples in i["examples"].items():
                 lines += [f"- {outcome}: " + "; ".join(f"`{e}`" for e in examples[:3])]
+    lines += ["", "tsgo against tsc 5 on the same (file, specifier) pairs (tsgo's --traceResolution, --listFilesOnly):", "",
+              "| repo | pairs both resolved | same target | different | only in tsc 5's answers | examples | time |",
+              "|---|---|---|---|---|---|---|"]
+    for r in results:
+        g = r.get("tsgo_imports")
+        if g:
+            lines.append(f"| {r['repo']} | {g['compared']} | {g['same']} | {g['differ']} | {g['tsc5_only']} | "
+                         + ("; ".join(f"`{e}`" for e in g["examples"][:2]) or "-") + f" | {r['tsgo_s']:.0f} s |")
     lines += ["", "### Breaks (targets: recall >= 0.97, precision >= 0.98, controls blocked 0; JS recall >= 0.9)", "",
               "| repo | mutations | TS sites tsc | found | recall | graphguard TS sites | confirmed | precision | "
               "JS sites tsc (checkJs) | found | recall | graphguard JS sites | confirmed | graphguard sites in files no tsconfig checks (TS, JS) | "
