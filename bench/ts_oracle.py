@@ -253,10 +253,12 @@ def run_repo(spec: RepoSpec, args: argparse.Namespace, compilers: list[Compiler]
         baseline: dict[str, Any] = {}
         if "breaks" in args.parts:
             for mutation, closure in chosen:
+                started = time.perf_counter()
                 outcomes.append(judge(oracle, repo, mutation, closure, baseline, set(loaded["governed"])))
                 o = outcomes[-1]
                 print(f"  {mutation.kind.value:22} {mutation.path}#{mutation.symbol}: tsc {len(o.tsc)} found {len(o.found)}"
-                      f" gg {len(o.broken)} confirmed {len(o.confirmed)} unknown {o.unknown}", flush=True)
+                      f" gg {len(o.broken)} confirmed {len(o.confirmed)} unknown {o.unknown}"
+                      f" ({len(closure)} files checked, {time.perf_counter() - started:.0f} s)", flush=True)
             result["breaks"] = score_breaks(outcomes)
             result["breaks_rows"] = breaks_rows(outcomes)
             result["breaks_detail"] = [{"kind": o.mutation.kind.value, "path": o.mutation.path, "symbol": o.mutation.symbol,

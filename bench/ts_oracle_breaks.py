@@ -141,10 +141,18 @@ def select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo
             pattern = use_pattern(c, kind)
             users = [f for f in closure if pattern.search(_read(repo, f))]
             if users:
-                chosen.append((Mutation(kind, c["path"], c["name"], c["kind"], new), closure))
+                chosen.append((Mutation(kind, c["path"], c["name"], c["kind"], new), mentioning(repo, closure, c)))
                 taken[kind] += 1
                 break  # one mutation per definition: the sample spreads over definitions
     return chosen
+
+
+def mentioning(repo: str, closure: list[str], c: dict[str, Any]) -> list[str]:
+    """The files of the closure that name the definition (its last name, as a word): the only ones whose caller
+    diagnostics a change of it can alter (a barrel's `export *` names nothing and reports nothing), so the only
+    ones the compiler is asked to check. This keeps a type-heavy library's check to minutes."""
+    word = re.compile(rf"\b{re.escape(c['name'].rsplit('.', 1)[-1])}\b")
+    return [f for f in closure if word.search(_read(repo, f))]
 
 
 def _read(repo: str, path: str, _cache: dict[str, str] = {}) -> str:  # noqa: B006 - a per-run text cache
@@ -168,10 +176,13 @@ class Outcome:
     confirmed: set[tuple[str, int, int]] = field(default_factory=set)  # graphguard sites tsc confirms
 
 
-def counted(mutation: Mutation, code: int) -> bool:
-    """A missing member (2339, 2551) is a caller's error only where a method changed; elsewhere it is the
-    compiler's cascade (a type guard that no longer narrows), not a call site."""
-    return code in CALLER_CODES and (mutation.target == "method" or code not in (2339, 2551))
+def counted(mutation: Mutation, code: int, message: str) -> bool:
+    """A missing member (2339, 2551) is a caller's error only when the member is the mutated name (`ns.f` of a
+    removed export, `x.m` of a method); another member is the compiler's cascade (a type guard that no longer
+    narrows leaves `error.response` unknown), not a call site."""
+    if code in (2339, 2551):
+        return message.startswith(f"Property '{mutation.symbol.rsplit('.', 1)[-1]}' ")
+    return code in CALLER_CODES
 
 
 def compiler_sites(oracle: Oracle, mutation: Mutation, closure: list[str],
@@ -184,7 +195,7 @@ def compiler_sites(oracle: Oracle, mutation: Mutation, closure: list[str],
             baseline[d["path"]][(d["path"], d["statement"], d["code"], d["message"])] += 1
     after: Counter[tuple[str, int, int, str]] = Counter()
     for d in oracle.ask(op="diag", files=closure, overrides={mutation.path: mutation.text})["diagnostics"]:
-        if counted(mutation, d["code"]):
+        if counted(mutation, d["code"], d["message"]):
             after[(d["path"], d["statement"], d["code"], d["message"])] += 1
     new = after - sum((baseline[f] for f in closure), Counter())
     return sorted({(p, line, code) for p, line, code, _ in new.elements() if p != mutation.path})
