@@ -127,6 +127,7 @@ function imports() {
     const sf = program.getSourceFile(file);
     if (!sf) continue;
     for (const literal of sf.imports || []) {
+      if (literal.pos < 0) continue; // synthesized by the compiler (jsx: react-jsx's runtime, importHelpers' tslib)
       const resolved = resolvedOf(program, sf, literal);
       const target = resolved ? path.resolve(resolved.resolvedFileName) : null;
       const line = sf.getLineAndCharacterOfPosition(literal.getStart(sf)).line + 1;
