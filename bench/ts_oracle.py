@@ -248,7 +248,7 @@ def run_repo(spec: RepoSpec, args: argparse.Namespace, compilers: list[Compiler]
     if "breaks" in args.parts or "speed" in args.parts:
         t = time.perf_counter()
         candidates = cached(args.work, key + "candidates", lambda: oracle.ask(op="candidates")["candidates"])
-        chosen = select(candidates, imports, repo, args.per_kind, args.seed)
+        chosen = select(candidates, imports, repo, args.per_kind, args.seed, args.js_per_kind)
         graphguard(repo, "index")
         baseline: dict[str, Any] = {}
         if "breaks" in args.parts:
@@ -286,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repos", default=",".join(r.name for r in REPOS))
     parser.add_argument("--parts", default="imports,tsgo,breaks,speed")
     parser.add_argument("--per-kind", type=int, default=2, help="mutations of each kind per repository")
+    parser.add_argument("--js-per-kind", type=int, default=1,
+                        help="more mutations of each kind of TS definitions that JavaScript files use")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--work", default="/tmp/ts-oracle")

@@ -122,8 +122,20 @@ def importers_closure(imports: list[dict[str, Any]], path: str) -> list[str]:
 
 
 def select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo: str, per_kind: int,
-           seed: int) -> list[tuple[Mutation, list[str]]]:
-    """Up to `per_kind` mutations of each kind (seeded), each of a definition some other file seems to use."""
+           seed: int, js_per_kind: int = 0) -> list[tuple[Mutation, list[str]]]:
+    """Up to `per_kind` mutations of each kind (seeded), each of a definition some other file seems to use;
+    then up to `js_per_kind` more of each kind of a TypeScript definition a JavaScript file seems to use (the
+    callers plain tsc does not check), where the repository has such."""
+    chosen = _select(candidates, imports, repo, per_kind, seed, js_only=False)
+    if js_per_kind:
+        taken = {(m.path, m.symbol) for m, _ in chosen}
+        rest = [c for c in candidates if (c["path"], c["name"]) not in taken and not c["path"].endswith(JS_SUFFIXES)]
+        chosen += _select(rest, imports, repo, js_per_kind, seed, js_only=True)
+    return chosen
+
+
+def _select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo: str, per_kind: int,
+            seed: int, js_only: bool) -> list[tuple[Mutation, list[str]]]:
     rng = random.Random(seed)
     order = sorted(candidates, key=lambda c: (c["path"], c["line"], c["name"]))
     rng.shuffle(order)
@@ -139,7 +151,7 @@ def select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo
             if taken[kind] >= per_kind:
                 continue
             pattern = use_pattern(c, kind)
-            users = [f for f in closure if pattern.search(_read(repo, f))]
+            users = [f for f in closure if (not js_only or f.endswith(JS_SUFFIXES)) and pattern.search(_read(repo, f))]
             if users:
                 chosen.append((Mutation(kind, c["path"], c["name"], c["kind"], new), mentioning(repo, closure, c)))
                 taken[kind] += 1

@@ -37,6 +37,8 @@ REPOS = (
     RepoSpec("zod", "colinhacks+zod", "barrel-heavy pnpm monorepo (`export *`, exports conditions)"),
     RepoSpec("trpc", "trpc+trpc", "pnpm monorepo: per-package tsconfig, extends, references, exports",
              skip_configs=r"(^|/)(fixtures?|__fixtures__|\.test|\.experimental)/|^www/"),
+    RepoSpec("query", "TanStack+query", "pnpm monorepo whose examples call the TS packages from `.jsx`/`.js`",
+             skip_configs=r"(^|/)(fixtures?|__fixtures__|\.test)/"),
     RepoSpec("shadcn", "shadcn-ui+ui", "Next.js app with `@/*` aliases (apps/v4) in a pnpm monorepo",
              skip_configs=r"(^|/)(fixtures?|__fixtures__|\.test|templates)/"),
 )
