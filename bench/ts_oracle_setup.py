@@ -80,11 +80,40 @@ def checkout(spec: RepoSpec, work: str) -> str:
     dest = os.path.join(work, "repos", spec.name)
     if not os.path.isdir(os.path.join(dest, ".git")):
         shutil.rmtree(dest, ignore_errors=True)
-        subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{MIRRORS}/{spec.mirror}/repo", dest], check=True)
+        cloned = subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{MIRRORS}/{spec.mirror}/repo", dest],
+                                capture_output=True)
+        if cloned.returncode != 0:
+            export_head(os.path.join(MIRRORS, spec.mirror, "repo"), dest)
     git(dest, "reset", "-q", "--hard", "HEAD")
     with open(os.path.join(dest, ".git", "info", "exclude"), "a") as f:
         f.write("\nnode_modules/\ntsconfig.tsbuildinfo\n*.tsbuildinfo\n")
     return dest
+
+
+def export_head(mirror: str, dest: str) -> None:
+    """A mirror whose largest blobs are absent cannot be cloned: its HEAD's present blobs, committed once."""
+    shutil.rmtree(dest, ignore_errors=True)
+    entries = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "-z", "HEAD"], capture_output=True,
+                             check=True).stdout.split(b"\0")
+    blobs = [(e.split(b"\t", 1)[1].decode(), e.split()[2].decode()) for e in entries if b" blob " in e]
+    batch = subprocess.run(["git", "--git-dir", mirror, "cat-file", "--batch"], capture_output=True, check=True,
+                           input="".join(f"{sha}\n" for _, sha in blobs).encode()).stdout
+    at = 0
+    for path, _ in blobs:
+        end = batch.index(b"\n", at)
+        header = batch[at:end].split()
+        at = end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        os.makedirs(os.path.dirname(os.path.join(dest, path)) or dest, exist_ok=True)
+        with open(os.path.join(dest, path), "wb") as f:
+            f.write(batch[at:at + size])
+        at += size + 1
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"),
+                 ("-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false",
+                  "commit", "-qm", "the mirror's HEAD (present blobs)")):
+        git(dest, *args)
 
 
 def tracked(repo: str) -> list[str]:
