@@ -106,12 +106,17 @@ def use_pattern(c: dict[str, Any], kind: Kind) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(last)}\s*(<[^()]*>)?\(")
 
 
-def importers_closure(imports: list[dict[str, Any]], path: str) -> list[str]:
-    """Every file that imports `path`, directly or through re-exports (the compiler's own resolution)."""
+def reverse_imports(imports: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """target file -> the files that import it (the compiler's own resolution)."""
     reverse: dict[str, set[str]] = {}
     for i in imports:
         if i["target"] and i["target"] != i["path"]:
             reverse.setdefault(i["target"], set()).add(i["path"])
+    return reverse
+
+
+def importers_closure(reverse: dict[str, set[str]], path: str) -> list[str]:
+    """Every file that imports `path`, directly or through re-exports."""
     seen, todo = {path}, [path]
     while todo:
         for importer in reverse.get(todo.pop(), ()):
@@ -137,13 +142,14 @@ def select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo
 def _select(candidates: list[dict[str, Any]], imports: list[dict[str, Any]], repo: str, per_kind: int,
             seed: int, js_only: bool) -> list[tuple[Mutation, list[str]]]:
     rng = random.Random(seed)
+    reverse = reverse_imports(imports)
     order = sorted(candidates, key=lambda c: (c["path"], c["line"], c["name"]))
     rng.shuffle(order)
     texts: dict[str, str] = {}
     chosen: list[tuple[Mutation, list[str]]] = []
     taken: Counter[Kind] = Counter()
     for c in order:
-        closure = importers_closure(imports, c["path"])
+        closure = importers_closure(reverse, c["path"])
         if not closure:
             continue
         text = texts.setdefault(c["path"], open(os.path.join(repo, c["path"]), encoding="utf-8", newline="").read())
