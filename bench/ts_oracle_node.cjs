@@ -40,7 +40,10 @@ function makeHost(options) {
   host.getSourceFile = (f, langOrOptions, onError) => {
     const text = host.readFile(f);
     if (text === undefined) return undefined;
-    const key = `${path.resolve(f)}\0${JSON.stringify(langOrOptions)}\0${text}`;
+    // A program writes what it collects (imports, the JSX runtime import) onto the SourceFile, so files are
+    // shared only between programs whose options collect the same.
+    const collects = [options.jsx, options.jsxImportSource, options.importHelpers, options.moduleDetection];
+    const key = `${path.resolve(f)}\0${JSON.stringify(langOrOptions)}\0${JSON.stringify(collects)}\0${text}`;
     let sf = sourceCache.get(key);
     if (!sf) {
       sf = ts.createSourceFile(f, text, langOrOptions, true);
