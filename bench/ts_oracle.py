@@ -1,6 +1,6 @@
 """The TypeScript compiler as graphguard's oracle (issue 21): imports, breaks and speed on real repositories.
 
-    python bench/ts_oracle.py [--repos ky,express,zod,trpc,shadcn] [--parts imports,tsgo,breaks,speed]
+    python bench/ts_oracle.py [--repos ky,express,zod,trpc,query,shadcn] [--parts imports,tsgo,breaks,speed]
                               [--per-kind 2] [--seed 21] [--runs 5] [--work /tmp/ts-oracle] [--out FILE.md]
     python bench/ts_oracle.py --render RUN1.json RUN2.json     # one set of tables from several runs
 

@@ -19,7 +19,7 @@ def render(results: list[dict[str, Any]], compilers: list[Any], sha: str, load: 
     lines += ["| repo | commit | covers | files | configs | workspace links | files governed by a config | config errors |",
               "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        errors = "; ".join(r["config_errors"]) or "-"
+        errors = "; ".join(e.replace(f"/tmp/ts-oracle/repos/{r['repo']}/", "") for e in r["config_errors"][:2]) or "-"
         lines.append(f"| {r['repo']} | {r['head']} | {r['covers']} | {r['files']} | {r['configs']} | "
                      f"{r['workspace_links']} | {r['governed']} | {errors} |")
     lines += ["", "### Imports (target: same file >= 99.5%, other file 0, false internal 0)", "",
