@@ -55,6 +55,9 @@ def cached(work: str, key: str, compute: Any) -> Any:
 
 # -- 1. imports ----------------------------------------------------------------------------------------------
 
+CODE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
 def score_imports(oracle: list[dict[str, Any]], ours: list[dict[str, Any]]) -> dict[str, Any]:
     """Joined on (file, specifier): the compiler's target against graphguard's."""
     theirs: dict[tuple[str, str], set[str | None]] = {}
@@ -69,8 +72,11 @@ def score_imports(oracle: list[dict[str, Any]], ours: list[dict[str, Any]]) -> d
     for key, targets in sorted(theirs.items()):
         target = next(iter(sorted(targets, key=str)))
         ours_here = mine.get(key, set())
-        internal = {t for k, t, _ in ours_here if k == "internal"}
-        if target is None:
+        # An internal row without a target is a file that is not code (CSS, images, JSON): not the code graph.
+        internal = {t for k, t, _ in ours_here if k == "internal" and t is not None}
+        if target is not None and not target.endswith(CODE_SUFFIXES):
+            outcome = "not-code"  # tsc's resolveJsonModule picks data.json; graphguard keeps no target for it
+        elif target is None:
             outcome = "false-internal" if internal else "agree-not-internal"
         elif internal == {target}:
             outcome = "same"
@@ -82,12 +88,12 @@ def score_imports(oracle: list[dict[str, Any]], ours: list[dict[str, Any]]) -> d
         else:
             outcome = "not-seen"
         tally[outcome] += 1
-        if outcome not in ("same", "agree-not-internal"):
+        if outcome not in ("same", "agree-not-internal", "not-code"):
             examples.setdefault(outcome, []).append(f"{key[0]}: {key[1]!r} tsc={target} gg={sorted(map(str, ours_here))}")
     resolved = tally["same"] + tally["other-file"] + tally["missed"] + tally["not-seen"]
     return {"tsc_internal": resolved, "same": tally["same"], "share": tally["same"] / resolved if resolved else None,
             "other_file": tally["other-file"], "missed": tally["missed"], "not_seen": tally["not-seen"],
-            "false_internal": tally["false-internal"], "tsc_not_internal": tally["false-internal"] + tally["agree-not-internal"],
+            "not_code": tally["not-code"], "false_internal": tally["false-internal"], "tsc_not_internal": tally["false-internal"] + tally["agree-not-internal"],
             "missed_by": dict(missed_by.most_common(6)), "examples": {k: v[:6] for k, v in examples.items()}}
 
 
