@@ -20,7 +20,7 @@ from graphguard.codes import Code, CodeName
 from graphguard.languages.python import sigdiff as python
 from graphguard.languages.python.sigdiff import SymbolChange
 from graphguard.languages.python.signature import ModuleSignatures, Param, Signature
-from graphguard.languages.typescript.signature import Accessor, Shape, TsModuleSignatures, TsSignature
+from graphguard.languages.typescript.sigrecords import Accessor, Shape, TsModuleSignatures, TsSignature
 from graphguard.result import ChangeKind
 
 __all__ = ["SymbolChange", "added", "compare", "find_moves", "signature_changes"]
