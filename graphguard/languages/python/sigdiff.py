@@ -148,15 +148,20 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
     elif before.constructor_known:  # an opaque signature's changes are still listed: its calls are unknown (binding)
         yield from param_changes(callable_params(before), callable_params(after))
 
-    # The return annotation changed (informational: it breaks no call).
+    yield from outer_changes(before, after)
+
+
+def outer_changes(before: Signature, after: Signature) -> Iterator[Code]:
+    """The rules both languages share, after the parameters': the return annotation, async, the decorators."""
+    # The return annotation (TypeScript: type) changed: informational, it breaks no call.
     if before.returns != after.returns:
         yield Code(CodeName.RETURN_ANNOTATION_CHANGED)
 
-    # async <-> sync: every caller must start or stop awaiting.
+    # async <-> sync: every caller (TypeScript: that uses the result) must start or stop awaiting.
     if before.is_async != after.is_async:
         yield Code(CodeName.BECAME_ASYNC if after.is_async else CodeName.BECAME_SYNC)
 
-    # The decorators changed: they may wrap the function in anything.
+    # The decorators changed: they may wrap (TypeScript: replace) the definition in anything.
     if before.decorators != after.decorators:
         yield Code(CodeName.DECORATOR_CHANGED)
 

@@ -120,17 +120,8 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
     elif before.constructor_known and not (before.opaque or after.opaque):  # a header that does not parse: no guesses
         yield from _call_changes(before, after)
 
-    # The return type changed (informational: it breaks no call's arity).
-    if before.returns != after.returns:
-        yield Code(CodeName.RETURN_ANNOTATION_CHANGED)
-
-    # async <-> sync: a caller that uses the result must start or stop awaiting it.
-    if before.is_async != after.is_async:
-        yield Code(CodeName.BECAME_ASYNC if after.is_async else CodeName.BECAME_SYNC)
-
-    # Decorators may replace the definition with anything.
-    if before.decorators != after.decorators:
-        yield Code(CodeName.DECORATOR_CHANGED)
+    # The return type, async, the decorators: Python's rules.
+    yield from python.outer_changes(before, after)
 
 
 def _call_changes(before: Signature, after: Signature) -> Iterator[Code]:
