@@ -12,7 +12,8 @@ import pytest
 from graphguard.config import Config
 from graphguard.result import CallerImpact, Status
 from graphguard.store.reads import CodeGraph
-from graphguard.testselect import Selection, enclosing_test, is_test_module, node_id, parameter_names, select_tests
+from graphguard.testcollect import enclosing_test, is_test_module, node_id, parameter_names
+from graphguard.testselect import Selection, select_tests
 from tests.helpers import GitRepo, Result, source
 
 LIB = {

@@ -13,7 +13,8 @@ from graphguard.languages.python.signature import ParamKind
 from graphguard.languages.typescript.binding import SPREAD, bind, landing, literal_keys, literal_keywords
 from graphguard.languages.typescript.grammar import Dialect
 from graphguard.languages.typescript.sigdiff import added, compare, find_moves
-from graphguard.languages.typescript.signature import EXPORT_EQUALS, Accessor, Shape, TsModuleSignatures, TsSignature, signatures
+from graphguard.languages.typescript.signature import signatures
+from graphguard.languages.typescript.sigrecords import EXPORT_EQUALS, Accessor, Shape, TsModuleSignatures, TsSignature
 from graphguard.model import CallShape, DefKind
 from graphguard.result import ChangeKind, Status
 from tests.helpers import GitRepo, source

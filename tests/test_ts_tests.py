@@ -10,7 +10,7 @@ import pytest
 
 from graphguard.config import Config
 from graphguard.report.runner import RunnerKind, TestRunner, detect
-from graphguard.testselect import is_test_module
+from graphguard.testcollect import is_test_module
 from tests.helpers import GitRepo
 
 MONEY = "export function parseAmount(text: string, currency: string): number { return 0; }\n"

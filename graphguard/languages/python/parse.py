@@ -13,7 +13,7 @@ import dataclasses
 import warnings as warnings_module
 from typing import Any
 
-from graphguard.languages.limits import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES, deeper_than
 from graphguard.languages.python import encoding, treesitter
 from graphguard.languages.python.extract import _Extractor
 from graphguard.languages.python.nodes import (
@@ -57,7 +57,7 @@ def parse(source: bytes) -> FileFacts:
     warnings: list[str] = []
     if warning:
         warnings.append(warning)
-    if treesitter.deeper_than(tree.root_node, depth):
+    if deeper_than(tree.root_node, depth):
         warnings.append(f"nested more than {depth} levels deep; facts are partial")
     doubt = bool(warning or grouped["py2"]) or _bom_and_other_declaration(source) or _CONTINUED_INTO_COMMENT.search(text) is not None
     syntax = _syntax_warning(source, tree.root_node, doubt=doubt)

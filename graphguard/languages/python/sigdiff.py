@@ -12,7 +12,7 @@ only yields nothing. Whether a change breaks a given caller is not decided here:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from graphguard.codes import Code, CodeName, name_of
@@ -50,27 +50,55 @@ def compare(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] 
     A definition under one of them is no rename's source: its name leads somewhere still,
     and it stays REMOVED here for the caller to say where (check.bound).
     """
-    renames = _renames(old.defs, new.defs, kept)
-    changes = []
+    return compare_with(old, new, kept, _PYTHON)
+
+
+def added(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[Signature]:
+    """Definitions new in `new`: not in `old` under their name, and not the target of a rename (`kept`: as for compare)."""
+    return added_with(old, new, kept, _PYTHON.shape)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one language decides when two versions of a module are compared; the pairing is the same for both
+    (TypeScript's sigdiff passes its own: shapes without parameter names, and its exports' changes)."""
+
+    #: Everything a caller depends on except the name: equal shapes make a rename.
+    shape: Callable[[Signature], tuple[object, ...]]
+    #: The codes of what changed between two signatures of one definition.
+    signature_changes: Callable[[Signature, Signature], Iterator[Code]]
+    #: The changes of a definition still there under its name (qualname, before, after).
+    kept_definition: Callable[[str, Signature, Signature], Iterable[SymbolChange]]
+
+
+def compare_with(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str], rules: Rules) -> list[SymbolChange]:
+    """`compare` by a language's rules: definitions paired by qualname, then as renames, the rest removed."""
+    renames = _renames(old.defs, new.defs, kept, rules.shape)
+    changes: list[SymbolChange] = []
     for qualname, before in old.defs.items():
         after = new.defs.get(qualname)
         if after is not None:
-            codes = tuple(signature_changes(before, after))
-            if codes:
-                changes.append(SymbolChange(qualname, ChangeKind.SIGNATURE, codes, before, after))
+            changes += rules.kept_definition(qualname, before, after)
         elif qualname in renames:
             target = renames[qualname]
-            codes = (Code(CodeName.RENAMED, target), *signature_changes(before, new.defs[target]))
+            codes = (Code(CodeName.RENAMED, target), *rules.signature_changes(before, new.defs[target]))
             changes.append(SymbolChange(qualname, ChangeKind.RENAMED, codes, before, new.defs[target], target))
         else:
             changes.append(SymbolChange(qualname, ChangeKind.REMOVED, (Code(CodeName.REMOVED),), before, None))
     return sorted(changes, key=lambda c: c.qualname)
 
 
-def added(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[Signature]:
-    """Definitions new in `new`: not in `old` under their name, and not the target of a rename (`kept`: as for compare)."""
-    targets = set(_renames(old.defs, new.defs, kept).values())
+def added_with(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str],
+               shape: Callable[[Signature], tuple[object, ...]]) -> list[Signature]:
+    """`added` by a language's rename shape."""
+    targets = set(_renames(old.defs, new.defs, kept, shape).values())
     return [sig for q, sig in new.defs.items() if q not in old.defs and q not in targets]
+
+
+def _kept_definition(qualname: str, before: Signature, after: Signature) -> Iterator[SymbolChange]:
+    codes = tuple(signature_changes(before, after))
+    if codes:
+        yield SymbolChange(qualname, ChangeKind.SIGNATURE, codes, before, after)
 
 
 def find_moves(
@@ -120,15 +148,20 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
     elif before.constructor_known:  # an opaque signature's changes are still listed: its calls are unknown (binding)
         yield from param_changes(callable_params(before), callable_params(after))
 
-    # The return annotation changed (informational: it breaks no call).
+    yield from outer_changes(before, after)
+
+
+def outer_changes(before: Signature, after: Signature) -> Iterator[Code]:
+    """The rules both languages share, after the parameters': the return annotation, async, the decorators."""
+    # The return annotation (TypeScript: type) changed: informational, it breaks no call.
     if before.returns != after.returns:
         yield Code(CodeName.RETURN_ANNOTATION_CHANGED)
 
-    # async <-> sync: every caller must start or stop awaiting.
+    # async <-> sync: every caller (TypeScript: that uses the result) must start or stop awaiting.
     if before.is_async != after.is_async:
         yield Code(CodeName.BECAME_ASYNC if after.is_async else CodeName.BECAME_SYNC)
 
-    # The decorators changed: they may wrap the function in anything.
+    # The decorators changed: they may wrap (TypeScript: replace) the definition in anything.
     if before.decorators != after.decorators:
         yield Code(CodeName.DECORATOR_CHANGED)
 
@@ -227,8 +260,9 @@ def _move_shape(sig: Signature) -> tuple[object, ...]:
     return (sig.kind, callable_params(sig), sig.constructor_known)
 
 
-def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: Collection[str] = ()) -> dict[str, str]:
-    """Old qualname -> new qualname, for definitions renamed within the module.
+def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: Collection[str],
+             shape: Callable[[Signature], tuple[object, ...]]) -> dict[str, str]:
+    """Old qualname -> new qualname, for definitions renamed within the module (TypeScript's too: its `shape`).
 
     Shallow names first, so that a renamed class carries its members: `Cart.total`
     pairs with `Basket.total` whatever its shape (its own changes are reported too).
@@ -249,13 +283,16 @@ def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: C
                     mapping[q] = target
                     fresh.discard(target)
                     continue
-            by_key[(mapping.get(parent, parent), _shape(old[q]))].append(q)
+            by_key[(mapping.get(parent, parent), shape(old[q]))].append(q)
         targets: dict[tuple[str, tuple[object, ...]], list[str]] = defaultdict(list)
         for f in sorted(fresh):
             if f.count(".") == depth:
-                targets[(f.rpartition(".")[0], _shape(new[f]))].append(f)
+                targets[(f.rpartition(".")[0], shape(new[f]))].append(f)
         for key, sources in by_key.items():
             if len(sources) == 1 and len(targets.get(key, ())) == 1:
                 mapping[sources[0]] = targets[key][0]
                 fresh.discard(targets[key][0])
     return mapping
+
+
+_PYTHON = Rules(_shape, signature_changes, _kept_definition)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from graphguard.languages.limits import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES, deeper_than
 from graphguard.languages.python import encoding
 from graphguard.languages.python.fields import _all_names, _fields, _kw_only_last, _merge, _style
 from graphguard.languages.python.sigread import ast_reader
@@ -168,9 +168,8 @@ def _deeper_than(source: str, depth: int) -> bool:
     and 4,000 take six minutes, only to end in a RecursionError.
     """
     from graphguard.languages.python import parse as python
-    from graphguard.languages.python import treesitter
 
-    return treesitter.deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
+    return deeper_than(python.parse_tree(source.encode("utf-8", "replace")).root_node, depth)
 
 
 def _bracket_depth(source: bytes | str) -> int:

@@ -44,20 +44,3 @@ def matches(query: str, node: Any, *, max_start_depth: int | None = None) -> lis
     if max_start_depth is not None:
         cursor.set_max_start_depth(max_start_depth)
     return cursor.matches(node)
-
-
-def deeper_than(root: Any, depth: int) -> bool:
-    """Does any node lie more than `depth` levels below `root`?
-
-    A subtree of n nodes is at most n - 1 levels deep, so only subtrees large enough
-    to go past the limit are entered: a few nodes in ordinary code, about `depth`
-    nodes on the way down in deep code (where it stops at the first node past it).
-    """
-    stack = [(root, 0)]
-    while stack:
-        node, level = stack.pop()
-        if level > depth:
-            return True
-        if level + node.descendant_count - 1 > depth:
-            stack.extend((child, level + 1) for child in node.children)
-    return False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from graphguard.languages.python.binding import Binding, Landing
 from graphguard.languages.python.signature import Param, ParamKind, Signature
-from graphguard.languages.typescript.signature import Shape, TsSignature
+from graphguard.languages.typescript.sigrecords import Shape, TsSignature
 from graphguard.model import CallShape, DefKind
 from graphguard.result import Status
 

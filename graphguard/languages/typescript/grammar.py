@@ -97,15 +97,3 @@ def captures(dialect: Dialect, patterns: tuple[tuple[str, str], ...], root: Node
     cursor = QueryCursor(query)
     cursor.set_max_start_depth(max_start_depth)
     return [(keys[index], caps["node"][0], caps) for index, caps in cursor.matches(root)]
-
-
-def deeper_than(root: Node, depth: int) -> bool:
-    """Does any node lie more than `depth` levels below `root`? (Only subtrees big enough to go past it are entered.)"""
-    stack = [(root, 0)]
-    while stack:
-        node, level = stack.pop()
-        if level > depth:
-            return True
-        if level + node.descendant_count - 1 > depth:
-            stack.extend((child, level + 1) for child in node.children)
-    return False

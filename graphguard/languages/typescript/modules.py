@@ -14,7 +14,7 @@ from graphguard.model import DefKind, Export, ExportKind, Import, ImportForm
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-#: What `module.exports = X` makes the module itself (TypeScript's `export = X`; `signature.EXPORT_EQUALS`).
+#: What `module.exports = X` makes the module itself (TypeScript's `export = X`; `sigrecords.EXPORT_EQUALS`).
 EXPORT_EQUALS = "export="
 _NOT_OWNERS = frozenset({"module", "exports", "this", "window", "globalThis", "self"})
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from graphguard.languages.limits import MAX_BYTES
+from graphguard.languages.limits import MAX_BYTES, deeper_than
 from graphguard.languages.typescript import grammar
 from graphguard.languages.typescript.extract import Extractor
 from graphguard.languages.typescript.nodes import MAX_DEPTH, PATTERNS, span
@@ -37,7 +37,7 @@ def parse(data: bytes, dialect: grammar.Dialect, *, declaration: bool = False) -
     warnings: list[str] = []
     if walk.recursion:
         warnings.append("too deeply nested to read whole; facts are partial")
-    if grammar.deeper_than(root, MAX_DEPTH):
+    if deeper_than(root, MAX_DEPTH):
         warnings.append(f"nested more than {MAX_DEPTH} levels deep; facts are partial")
     if root.has_error:
         walk.errors += _missing(root)

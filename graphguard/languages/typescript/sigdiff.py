@@ -15,43 +15,31 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from graphguard.codes import Code, CodeName
 from graphguard.languages.python import sigdiff as python
 from graphguard.languages.python.sigdiff import SymbolChange
 from graphguard.languages.python.signature import ModuleSignatures, Param, Signature
-from graphguard.languages.typescript.signature import Accessor, Shape, TsModuleSignatures, TsSignature
+from graphguard.languages.typescript.sigrecords import Accessor, Shape, TsModuleSignatures, TsSignature
 from graphguard.result import ChangeKind
 
 __all__ = ["SymbolChange", "added", "compare", "find_moves", "signature_changes"]
 
 
 def compare(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[SymbolChange]:
-    """Changes of one file's interface, sorted by old qualname.
+    """Changes of one file's interface, sorted by old qualname (Python's pairing, by TypeScript's rules).
 
     `kept`: top-level names the new file still binds otherwise (an import, a re-export): a definition
     under one of them is no rename's source (the check says where the name leads now).
     """
-    renames = _renames(old.defs, new.defs, kept)
-    old_exports, new_exports = _exports(old), _exports(new)
-    changes: list[SymbolChange] = []
-    for qualname, before in old.defs.items():
-        after = new.defs.get(qualname)
-        if after is not None:
-            changes += _kept_definition(qualname, before, after, old_exports, new_exports, new.defs)
-        elif qualname in renames:
-            target = renames[qualname]
-            codes = (Code(CodeName.RENAMED, target), *signature_changes(before, new.defs[target]))
-            changes.append(SymbolChange(qualname, ChangeKind.RENAMED, codes, before, new.defs[target], target))
-        else:
-            changes.append(SymbolChange(qualname, ChangeKind.REMOVED, (Code(CodeName.REMOVED),), before, None))
-    return sorted(changes, key=lambda c: c.qualname)
+    kept_definition = partial(_kept_definition, old_exports=_exports(old), new_exports=_exports(new), new_defs=new.defs)
+    return python.compare_with(old, new, kept, python.Rules(_shape_of, signature_changes, kept_definition))
 
 
 def added(old: ModuleSignatures, new: ModuleSignatures, kept: Collection[str] = ()) -> list[Signature]:
     """Definitions new in `new`: not in `old` under their name, and not a rename's target."""
-    targets = set(_renames(old.defs, new.defs, kept).values())
-    return [sig for q, sig in new.defs.items() if q not in old.defs and q not in targets]
+    return python.added_with(old, new, kept, _shape_of)
 
 
 def find_moves(removed: Sequence[tuple[str, SymbolChange]],
@@ -132,17 +120,8 @@ def signature_changes(before: Signature, after: Signature) -> Iterator[Code]:
     elif before.constructor_known and not (before.opaque or after.opaque):  # a header that does not parse: no guesses
         yield from _call_changes(before, after)
 
-    # The return type changed (informational: it breaks no call's arity).
-    if before.returns != after.returns:
-        yield Code(CodeName.RETURN_ANNOTATION_CHANGED)
-
-    # async <-> sync: a caller that uses the result must start or stop awaiting it.
-    if before.is_async != after.is_async:
-        yield Code(CodeName.BECAME_ASYNC if after.is_async else CodeName.BECAME_SYNC)
-
-    # Decorators may replace the definition with anything.
-    if before.decorators != after.decorators:
-        yield Code(CodeName.DECORATOR_CHANGED)
+    # The return type, async, the decorators: Python's rules.
+    yield from python.outer_changes(before, after)
 
 
 def _call_changes(before: Signature, after: Signature) -> Iterator[Code]:
@@ -208,7 +187,7 @@ def _shape(p: Param) -> Shape | None:
     return shape if isinstance(shape, Shape) else None
 
 
-# -- renames ---------------------------------------------------------------------------------------
+# -- the shape a rename keeps (python.sigdiff pairs the renames) -----------------------------------
 
 
 def _shape_of(sig: Signature) -> tuple[object, ...]:
@@ -217,32 +196,3 @@ def _shape_of(sig: Signature) -> tuple[object, ...]:
     sets = tuple(tuple((p.kind, p.has_default, p.annotation, _shape(p)) for p in params) for params in _sets(sig))
     return (sig.kind, sets, sig.returns, sig.decorators, sig.is_async, sig.constructor_known, sig.opaque, _accessor(sig),
             _static(sig))
-
-
-def _renames(old: Mapping[str, Signature], new: Mapping[str, Signature], kept: Collection[str] = ()) -> dict[str, str]:
-    """Old qualname -> new qualname, for definitions renamed within the file (Python's rule).
-
-    Shallow names first, so a renamed class carries its members; otherwise a pair needs the same
-    parent and shape, and must be the only candidate both ways (two removed, two new: no guess).
-    """
-    gone = [q for q in old if q not in new and q.split(".", 1)[0] not in kept]
-    fresh = {q for q in new if q not in old}
-    mapping: dict[str, str] = {}
-    for depth in sorted({q.count(".") for q in gone}):
-        sources: dict[tuple[str, tuple[object, ...]], list[str]] = defaultdict(list)
-        for q in (q for q in gone if q.count(".") == depth):
-            parent, _, name = q.rpartition(".")
-            carried = f"{mapping[parent]}.{name}" if parent in mapping else None
-            if carried in fresh:
-                mapping[q] = carried
-                fresh.discard(carried)
-            else:
-                sources[(mapping.get(parent, parent), _shape_of(old[q]))].append(q)
-        targets: dict[tuple[str, tuple[object, ...]], list[str]] = defaultdict(list)
-        for f in sorted(f for f in fresh if f.count(".") == depth):
-            targets[(f.rpartition(".")[0], _shape_of(new[f]))].append(f)
-        for key, names in sources.items():
-            if len(names) == 1 and len(targets.get(key, ())) == 1:
-                mapping[names[0]] = targets[key][0]
-                fresh.discard(targets[key][0])
-    return mapping
