@@ -1,0 +1,60 @@
+"""A method call on an untyped receiver is pinned on a TypeScript method by its name only when nothing else in the
+repository declares that name: an interface's or type literal's member (`nullable(): T`, `nullable: () => T`)
+is such a declaration (issue 21: zod's v3 class `ZodType.nullable` took v4's `.nullable()` calls, which an
+interface declares). On real git repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.helpers import GitRepo
+
+SCHEMA = """
+    export class Schema {
+      nullable(): Schema { return this; }
+    }
+    export function schema() { return new Schema(); }
+"""
+
+CALLER = """
+    import { schema } from "./schema";
+    export function run(make: () => any) { return make().nullable(); }
+    export const also = () => schema;
+"""
+
+CHANGED = SCHEMA.replace("nullable(): Schema", "nullable(flag: boolean): Schema")
+
+
+def _statuses(graphguard: Callable[..., Any], repo: GitRepo) -> set[tuple[str, str]]:
+    repo.write({"src/schema.ts": CHANGED})
+    repo.git("add", "-A")
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code in (0, 1), result.err
+    (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/schema.ts#Schema.nullable"]
+    return {(c["path"], c["status"]) for c in entry["callers"] if c["kind"] == "call"}
+
+
+def test_an_interface_declaring_the_method_name_makes_the_by_name_caller_unknown(make_repo: Callable[..., GitRepo],
+                                                                                graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({"src/schema.ts": SCHEMA, "src/use.ts": CALLER, "src/other.ts": """
+        export interface Other { nullable(): Other; }
+    """})
+    assert _statuses(graphguard, repo) == {("src/use.ts", "unknown")}
+
+
+def test_a_type_literal_property_typed_by_a_function_declares_the_name_too(make_repo: Callable[..., GitRepo],
+                                                                           graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({"src/schema.ts": SCHEMA, "src/use.ts": CALLER, "src/other.ts": """
+        export type Other = { label: string; nullable: () => Other };
+    """})
+    assert _statuses(graphguard, repo) == {("src/use.ts", "unknown")}
+
+
+def test_the_only_declaration_or_an_interface_the_class_implements_still_blocks(make_repo: Callable[..., GitRepo],
+                                                                                graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({"src/schema.ts": "export interface Nullable { nullable(): unknown; }\n"
+                      + SCHEMA.replace("class Schema", "class Schema implements Nullable"),
+                      "src/use.ts": CALLER,
+                      "src/other.ts": "export interface Other { label: string; size(): number; }\n"})
+    assert _statuses(graphguard, repo) == {("src/use.ts", "broken")}
