@@ -58,3 +58,23 @@ def test_the_only_declaration_or_an_interface_the_class_implements_still_blocks(
                       "src/use.ts": CALLER,
                       "src/other.ts": "export interface Other { label: string; size(): number; }\n"})
     assert _statuses(graphguard, repo) == {("src/use.ts", "broken")}
+
+
+def test_a_renamed_function_breaks_its_importers_and_not_other_uses_of_the_same_name(
+        make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "src/dates.ts": "export function date(): number { return 0; }\n",
+        "src/use.ts": 'import { date } from "./dates";\nexport const now = () => date();\n',
+        "src/other.ts": """
+            export function run(s: any) { return s.string().date(); }
+            export function local() { const date = 1; return [date]; }
+        """,
+    })
+    repo.write({"src/dates.ts": "export function day(): number { return 0; }\n"})
+    repo.git("add", "-A")
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1, result.err
+    (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/dates.ts#date"]
+    broken = {(c["path"], c["kind"]) for c in entry["callers"] if c["status"] == "broken"}
+    assert broken == {("src/use.ts", "import"), ("src/use.ts", "call")}
+    assert {c["status"] for c in entry["callers"] if c["path"] == "src/other.ts"} <= {"unknown"}

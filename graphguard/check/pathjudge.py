@@ -19,6 +19,9 @@ from graphguard.resolved import FileResolution, Site, Use
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 from graphguard.store.reads import CodeGraph
 
+#: The resolutions that say a use names the definition: it breaks when the definition is gone.
+_NAMED = frozenset({Resolution.EXACT, Resolution.PARTIAL, Resolution.BY_NAME})
+
 #: The changes after which the old name leads nowhere (its uses break unless they now reach a definition).
 GONE = frozenset({ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED})
 
@@ -108,8 +111,10 @@ class _Judge:
             return self._bound(use, change.after, "", written=True)
         if change.after is None or change.change in GONE:
             now = None if written else self._reached_now(use)
-            if now is None:
+            if now is None and (use.kind is UseKind.IMPORT or use.resolution in _NAMED):
                 return _impact(use, Status.BROKEN, self._gone_reason())
+            if now is None:  # `x.date()`, a local `date`: the same name, nothing says it is this definition
+                return _impact(use, Status.UNKNOWN, self._gone_reason() + f" (if this names it: resolved {use.resolution.value})")
             return self._bound(use, now[1], f" (now reaches {now[0]})", written=True)
         return self._bound(use, change.after, "", written=written)
 
