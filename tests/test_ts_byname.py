@@ -78,3 +78,25 @@ def test_a_renamed_function_breaks_its_importers_and_not_other_uses_of_the_same_
     broken = {(c["path"], c["kind"]) for c in entry["callers"] if c["status"] == "broken"}
     assert broken == {("src/use.ts", "import"), ("src/use.ts", "call")}
     assert {c["status"] for c in entry["callers"] if c["path"] == "src/other.ts"} <= {"unknown"}
+
+
+def test_a_call_the_compiler_is_told_to_expect_an_error_on_is_not_blamed(make_repo: Callable[..., GitRepo],
+                                                                         graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "src/reg.ts": "export function add(a: string, meta?: object): void {}\n",
+        "src/use.ts": """
+            import { add } from "./reg";
+            add("a", {});
+            // @ts-expect-error: a number is no string
+            add(1, {});
+            /* @ts-ignore */
+            add(2, {});
+        """,
+    })
+    repo.write({"src/reg.ts": "export function add(a: string): void {}\n"})
+    repo.git("add", "-A")
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1, result.err
+    (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/reg.ts#add"]
+    assert {c["line"]: c["status"] for c in entry["callers"] if c["kind"] == "call"} == {
+        2: "broken", 4: "unknown", 6: "unknown"}

@@ -9,6 +9,7 @@ records given; signatures of the new side come from `NewSigs`, which reads the n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,10 @@ from graphguard.store.reads import CodeGraph
 #: The resolutions that say a use names the definition: it breaks when the definition is gone.
 _NAMED = frozenset({Resolution.EXACT, Resolution.PARTIAL, Resolution.BY_NAME})
 
+#: A directive after which tsc reports no error on the next line: the author expects one there (a test of a
+#: wrong call), so a call there that this change breaks is not news the compiler would give.
+_SILENCED = re.compile(rb"\s*(?://|/\*)\s*@ts-(?:expect-error|ignore)\b")
+
 #: The changes after which the old name leads nowhere (its uses break unless they now reach a definition).
 GONE = frozenset({ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED})
 
@@ -33,6 +38,15 @@ class NewSigs:
     new_data: Mapping[str, bytes]
     read: Callable[[str], bytes | None]
     _files: dict[str, Any] = field(default_factory=dict)
+    _lines: dict[str, list[bytes]] = field(default_factory=dict)
+
+    def silenced(self, path: str, line: int) -> bool:
+        """Does a `// @ts-expect-error` or `// @ts-ignore` on the line before `line` silence the compiler there?"""
+        if path not in self._lines:
+            data = self.new_data[path] if path in self.new_data else self.read(path)
+            self._lines[path] = data.splitlines() if data is not None else []
+        lines = self._lines[path]
+        return 2 <= line <= len(lines) + 1 and _SILENCED.match(lines[line - 2]) is not None
 
     def of(self, symbol: str) -> Any:
         path, _, qualname = symbol.partition("#")
@@ -148,6 +162,8 @@ class _Judge:
             if then.status is Status.BROKEN:  # broken already: fixing it is not this change's to ask
                 return _impact(use, Status.UNKNOWN, f"did not bind before this change either: {bound.reason}")
         reason = bound.reason + said
+        if bound.status is Status.BROKEN and self.sigs.silenced(use.path, use.line):
+            return _impact(use, Status.UNKNOWN, reason + " (an error is expected here: @ts-expect-error or @ts-ignore)")
         if use.resolution.value == "by-name" and bound.status is Status.BROKEN:
             reason += " (receiver typed by the only class defining this method name)"
         elif use.resolution.value not in ("exact", "partial") and bound.status is Status.BROKEN:
