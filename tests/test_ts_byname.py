@@ -100,3 +100,18 @@ def test_a_call_the_compiler_is_told_to_expect_an_error_on_is_not_blamed(make_re
     (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/reg.ts#add"]
     assert {c["line"]: c["status"] for c in entry["callers"] if c["kind"] == "call"} == {
         2: "broken", 4: "unknown", 6: "unknown"}
+
+
+def test_a_use_of_a_renamed_function_under_ts_expect_error_is_not_blamed(make_repo: Callable[..., GitRepo],
+                                                                        graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({
+        "src/dates.ts": "export function date(): number { return 0; }\n",
+        "src/use.ts": 'import { date } from "./dates";\nexport const now = () => date();\n// @ts-expect-error\ndate(1);\n',
+    })
+    repo.write({"src/dates.ts": "export function day(): number { return 0; }\n"})
+    repo.git("add", "-A")
+    result = graphguard(repo, "check", "--staged", "--format", "json")
+    assert result.code == 1, result.err
+    (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/dates.ts#date"]
+    assert {(c["line"], c["kind"]): c["status"] for c in entry["callers"]} == {
+        (1, "import"): "broken", (2, "call"): "broken", (4, "call"): "unknown"}

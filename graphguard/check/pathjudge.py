@@ -118,7 +118,13 @@ class _Judge:
     fresh: Mapping[str, FileResolution]
     sigs: NewSigs
 
-    def __call__(self, use: Use, *, written: bool) -> CallerImpact | None:
+    def __call__(self, use: Use, *, written: bool) -> CallerImpact:
+        judged = self._judged(use, written=written)
+        if judged.status is Status.BROKEN and self.sigs.silenced(use.path, use.line):
+            return _impact(use, Status.UNKNOWN, judged.reason + " (an error is expected here: @ts-expect-error or @ts-ignore)")
+        return judged
+
+    def _judged(self, use: Use, *, written: bool) -> CallerImpact:
         change = self.change
         if written and use.path == self.path and change.after is not None and change.new_qualname in (None, change.qualname):
             # An export dropped or renamed: the definition is still there, and the file's own calls still bind to it.
@@ -162,8 +168,6 @@ class _Judge:
             if then.status is Status.BROKEN:  # broken already: fixing it is not this change's to ask
                 return _impact(use, Status.UNKNOWN, f"did not bind before this change either: {bound.reason}")
         reason = bound.reason + said
-        if bound.status is Status.BROKEN and self.sigs.silenced(use.path, use.line):
-            return _impact(use, Status.UNKNOWN, reason + " (an error is expected here: @ts-expect-error or @ts-ignore)")
         if use.resolution.value == "by-name" and bound.status is Status.BROKEN:
             reason += " (receiver typed by the only class defining this method name)"
         elif use.resolution.value not in ("exact", "partial") and bound.status is Status.BROKEN:
