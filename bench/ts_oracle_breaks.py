@@ -62,8 +62,9 @@ def _param_removed(c: dict[str, Any]) -> tuple[int, int] | None:
     params = c["params"]
     if not params or params[-1]["property"]:
         return None
-    start = params[-2]["end"] if len(params) > 1 else params[-1]["start"]
-    return start, params[-1]["end"]
+    if len(params) > 1:
+        return params[-2]["end"], params[-1]["end"]  # a trailing comma stays after the one before: still valid
+    return params[-1]["start"], c["params_end"]  # the only one, with its trailing comma if written (`(a,)`)
 
 
 def mutations_of(c: dict[str, Any], text: str) -> Iterator[tuple[Kind, str]]:
@@ -71,7 +72,9 @@ def mutations_of(c: dict[str, Any], text: str) -> Iterator[tuple[Kind, str]]:
     params = c["params"]
     js = c["path"].endswith(JS_SUFFIXES)
     sep = ", " if params else ""
-    end = c["params_end"]
+    # After the last parameter, not after the list: `(a,)` has a trailing comma that the list's end includes,
+    # and `(a,, b)` would not parse (tsc recovers and reports the callers; a parser that does not, blames none).
+    end = params[-1]["end"] if params else c["params_end"]
     plain = all(p["question"] is None and p["init"] is None and not p["rest"] for p in params)
     if plain:
         yield Kind.REQUIRED_ADDED, edit(text, end, end, sep + ("ggAdded" if js else "ggAdded: number"))

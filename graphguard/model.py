@@ -51,6 +51,9 @@ class DefKind(WireEnum):
     ENUM = "enum"
     NAMESPACE = "namespace"  # `namespace N {}`, `module N {}`
     VARIABLE = "variable"    # a module-level `const`/`let`/`var` that holds no function
+    # A method declared without code: a member of a named interface or type literal (`m(): T`, `m: () => T`). It runs
+    # nothing, but it says another type has a method of that name: an untyped `x.m()` may be that one.
+    MEMBER = "member"
 
 
 class RefKind(enum.Enum):

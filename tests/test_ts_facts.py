@@ -49,7 +49,7 @@ def calls(f: FileFacts) -> list[tuple[str, str, int, bool]]:
      export enum Color { Red, Green }
      export namespace Geo { export function dist(a: number) { return a; } }
      export const LIMIT = 10;
-     """, "a.ts", {"Shape": DefKind.INTERFACE, "Id": DefKind.TYPE, "Color": DefKind.ENUM, "Geo": DefKind.NAMESPACE,
+     """, "a.ts", {"Shape": DefKind.INTERFACE, "Shape.area": DefKind.MEMBER, "Id": DefKind.TYPE, "Color": DefKind.ENUM, "Geo": DefKind.NAMESPACE,
                    "Geo.dist": DefKind.FUNCTION, "LIMIT": DefKind.VARIABLE}),
     ("export const api = { get(url) { return url; }, post: (url, body) => body };\n", "a.js",
      {"api": DefKind.VARIABLE, "api.get": DefKind.METHOD, "api.post": DefKind.METHOD}),

@@ -9,6 +9,7 @@ records given; signatures of the new side come from `NewSigs`, which reads the n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,13 @@ from graphguard.model import Resolution, UseKind
 from graphguard.resolved import FileResolution, Site, Use
 from graphguard.result import CallerImpact, ChangeKind, Status, SymbolImpact
 from graphguard.store.reads import CodeGraph
+
+#: The resolutions that say a use names the definition: it breaks when the definition is gone.
+_NAMED = frozenset({Resolution.EXACT, Resolution.PARTIAL, Resolution.BY_NAME})
+
+#: A directive after which tsc reports no error on the next line: the author expects one there (a test of a
+#: wrong call), so a call there that this change breaks is not news the compiler would give.
+_SILENCED = re.compile(rb"\s*(?://|/\*)\s*@ts-(?:expect-error|ignore)\b")
 
 #: The changes after which the old name leads nowhere (its uses break unless they now reach a definition).
 GONE = frozenset({ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED})
@@ -30,6 +38,15 @@ class NewSigs:
     new_data: Mapping[str, bytes]
     read: Callable[[str], bytes | None]
     _files: dict[str, Any] = field(default_factory=dict)
+    _lines: dict[str, list[bytes]] = field(default_factory=dict)
+
+    def silenced(self, path: str, line: int) -> bool:
+        """Does a `// @ts-expect-error` or `// @ts-ignore` on the line before `line` silence the compiler there?"""
+        if path not in self._lines:
+            data = self.new_data[path] if path in self.new_data else self.read(path)
+            self._lines[path] = data.splitlines() if data is not None else []
+        lines = self._lines[path]
+        return 2 <= line <= len(lines) + 1 and _SILENCED.match(lines[line - 2]) is not None
 
     def of(self, symbol: str) -> Any:
         path, _, qualname = symbol.partition("#")
@@ -101,15 +118,23 @@ class _Judge:
     fresh: Mapping[str, FileResolution]
     sigs: NewSigs
 
-    def __call__(self, use: Use, *, written: bool) -> CallerImpact | None:
+    def __call__(self, use: Use, *, written: bool) -> CallerImpact:
+        judged = self._judged(use, written=written)
+        if judged.status is Status.BROKEN and self.sigs.silenced(use.path, use.line):
+            return _impact(use, Status.UNKNOWN, judged.reason + " (an error is expected here: @ts-expect-error or @ts-ignore)")
+        return judged
+
+    def _judged(self, use: Use, *, written: bool) -> CallerImpact:
         change = self.change
         if written and use.path == self.path and change.after is not None and change.new_qualname in (None, change.qualname):
             # An export dropped or renamed: the definition is still there, and the file's own calls still bind to it.
             return self._bound(use, change.after, "", written=True)
         if change.after is None or change.change in GONE:
             now = None if written else self._reached_now(use)
-            if now is None:
+            if now is None and (use.kind is UseKind.IMPORT or use.resolution in _NAMED):
                 return _impact(use, Status.BROKEN, self._gone_reason())
+            if now is None:  # `x.date()`, a local `date`: the same name, nothing says it is this definition
+                return _impact(use, Status.UNKNOWN, self._gone_reason() + f" (if this names it: resolved {use.resolution.value})")
             return self._bound(use, now[1], f" (now reaches {now[0]})", written=True)
         return self._bound(use, change.after, "", written=written)
 

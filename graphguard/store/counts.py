@@ -52,10 +52,14 @@ class Counts:
         # Method calls on unknown receivers whose name only one class hierarchy defines.
         by_name = 0
         method_owners: dict[str, set[str]] = {}
-        for qualname, name in db.execute("SELECT qualname, name FROM symbols WHERE kind = 'method'"):
+        coded: set[str] = set()  # names some class defines with code (a TS interface's member only declares one)
+        for qualname, name, kind in db.execute("SELECT qualname, name, kind FROM symbols WHERE kind IN ('method', 'member')"):
             method_owners.setdefault(name, set()).add(qualname.rsplit(".", 1)[0])
+            if kind == "method":
+                coded.add(name)
         roots = self._hierarchies()
-        unique = {n for n, owners in method_owners.items() if len({roots.get(c, c) for c in owners}) == 1 and n not in BUILTIN_METHODS}
+        unique = {n for n, owners in method_owners.items()
+                  if n in coded and len({roots.get(c, c) for c in owners}) == 1 and n not in BUILTIN_METHODS}
         for name, count in db.execute(
             "SELECT name, count(*) FROM sites WHERE kind = 'call' AND resolution = 'unresolved' AND text LIKE '%.%' GROUP BY name"
         ):

@@ -145,9 +145,11 @@ class CodeGraph(Counts):
             seen |= found
         return True  # the rest of the hierarchy cannot part them
 
-    def _classes_defining(self, name: str) -> Iterator[str]:
-        """Classes defining a method of this name, read as they are asked for."""
-        for (qualname,) in self.db.execute("SELECT DISTINCT qualname FROM symbols WHERE name = ? AND kind = 'method'", (name,)):
+    def _classes_defining(self, name: str, *, declared: bool = True) -> Iterator[str]:
+        """Classes defining a method of this name, read as they are asked for; with `declared`, also the interfaces
+        and type literals that declare one (TypeScript's members: an untyped `x.name()` may be of those types)."""
+        kinds = "('method', 'member')" if declared else "('method')"
+        for (qualname,) in self.db.execute(f"SELECT DISTINCT qualname FROM symbols WHERE name = ? AND kind IN {kinds}", (name,)):
             yield qualname.rsplit(".", 1)[0]
 
     def unique_hierarchy(self, method: str) -> bool:
@@ -171,7 +173,8 @@ class CodeGraph(Counts):
         name = last_name(method)
         if not self.unique_hierarchy(method):
             return Resolution.CANDIDATE
-        one = len(list(itertools.islice(self._classes_defining(name), 2))) == 1
+        # An interface's member runs nothing: with one class implementing it, that class's method is what runs.
+        one = len(list(itertools.islice(self._classes_defining(name, declared=False), 2))) == 1
         return Resolution.BY_NAME if one and name not in BUILTIN_METHODS else Resolution.BY_NAME_WEAK
 
     def uses_of(self, qualname: str, *, candidates: bool = True) -> list[Use]:

@@ -30,6 +30,7 @@ class Kind(enum.Enum):
     OBJECT = "object"  # a module-level object literal: its function members are definitions
     FUNCTION = "function"
     TYPE = "type"      # an interface or type body: members there are no code
+    SHAPE = "shape"    # a named interface's or type alias's body: its members declare method names (DefKind.MEMBER)
 
 
 class Scope(NamedTuple):
@@ -122,6 +123,9 @@ class Walk:
 
     def member(self, node: Node) -> None:
         s, name = self.scope, n.name_of(node)
+        if s.kind is Kind.SHAPE and name is not None and _declares_method(node):
+            self._define(node, f"{s.qualname}.{name}", DefKind.MEMBER)
+            return
         if s.kind not in (Kind.CLASS, Kind.OBJECT) or name is None:
             return
         qualname = f"{s.qualname}.{name}" if s.qualname else name
@@ -151,7 +155,8 @@ class Walk:
             self._enter(node, self.scope.qualname, Kind.TYPE)
             return
         self._define(node, prefix + name, kind, bases=_heritage(node))
-        self._enter(node, prefix + name, Kind.NAMESPACE if kind is DefKind.NAMESPACE else Kind.TYPE)
+        shape = Kind.SHAPE if kind in (DefKind.INTERFACE, DefKind.TYPE) else Kind.TYPE
+        self._enter(node, prefix + name, Kind.NAMESPACE if kind is DefKind.NAMESPACE else shape)
 
     def declarator(self, node: Node) -> None:
         target, raw = node.child_by_field_name("name"), node.child_by_field_name("value")
@@ -218,6 +223,15 @@ class Walk:
 def _declared_key(node_type: str) -> str:
     return {"interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum"}.get(
         node_type, "namespace")
+
+
+def _declares_method(node: Node) -> bool:
+    """`m(): T` in an interface or type literal, or `m: () => T` (a property typed by a function)."""
+    if node.type == "method_signature":
+        return True
+    typed = node.child_by_field_name("type")
+    value = typed.named_children[0] if typed is not None and typed.named_children else None
+    return value is not None and value.type == "function_type"
 
 
 def _require(call: Node) -> str | None:

@@ -30,6 +30,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("member", "(method_definition) @node"),
     ("member", "(method_signature) @node"),
     ("member", "(abstract_method_signature) @node"),
+    ("member", "(property_signature) @node"),
     ("field", "(public_field_definition) @node"),
     ("field", "(field_definition) @node"),
     ("declarator", "(variable_declarator) @node"),

@@ -61,6 +61,7 @@ class Resolver:
         self._defs: dict[str, dict[str, DefKind]] = {}
         self._returns: dict[str, dict[str, str]] = {}
         self._bases: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._held: dict[str, dict[str, str]] = {}
         self._specs: dict[tuple[str, str, ImportKind], Resolved] = {}
 
     # modules and definitions
@@ -79,6 +80,7 @@ class Resolver:
             self._defs[path] = {d.qualname: d.kind for d in defs}
             self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns))}
             self._bases[path] = {d.qualname: d.bases for d in defs if d.bases}
+            self._held[path] = held_classes(facts) if facts is not None else {}
         return self._defs[path]
 
     def returns(self, target: Target) -> str | None:
@@ -87,6 +89,26 @@ class Resolver:
             return None
         self.definitions(target.path)
         return self._returns[target.path].get(target.name.partition("#")[2])
+
+    def held(self, target: Target) -> Target:
+        """The class a module-level variable holds by its declaration (`const r: R = ...`, `= new R()`, `= make()`
+        with `make(): R`), for calls on it from other files; None when its declaration does not say."""
+        if not isinstance(target, Sym):
+            return None
+        qualname = target.name.partition("#")[2]
+        if self.definitions(target.path).get(qualname) is not DefKind.VARIABLE:
+            return None
+        chain = self._held[target.path].get(qualname)
+        if chain is None:
+            return None
+        parts = chain.split(".")
+        found = self.local(target.path, parts[0])
+        for part in parts[1:]:
+            found = self.member(found, part)
+        if isinstance(found, Sym) and self.definitions(found.path).get(found.name.partition("#")[2]) is DefKind.FUNCTION:
+            named = self.returns(found)
+            return self.local(found.path, named) if named is not None and "." not in named else None
+        return found
 
     def bases(self, path: str, qualname: str) -> tuple[str, ...]:
         self.definitions(path)
@@ -205,7 +227,11 @@ class _File:
         if typed is not None and depth < 8:
             return self._instance(self._class_of(self.callee(typed, scope if "." in typed else "", depth + 1)), rest)
         target = self.name(head)
-        for part in rest:
+        for i, part in enumerate(rest):
+            if i == len(rest) - 1 and isinstance(target, Sym) and target.path != self.path:
+                held = self.r.held(target)  # `registry.add()` of an imported `const registry: Registry`
+                if held is not None:
+                    return self._instance(held, [part])
             target = self.r.member(target, part)
         return target
 
@@ -290,6 +316,16 @@ class _File:
                         self._site(UseKind.IMPORT, scope, name, target, line, line, 0, 0)
 
 
+def held_classes(facts: FileFacts) -> dict[str, str]:
+    """Module-level name -> the class chain its declaration gives it: the annotation first, else `new C()`/`f()`."""
+    out: dict[str, str] = {}
+    for kind in (BindKind.ANNOTATION, BindKind.CALL):
+        for b in facts.bindings:
+            if not b.scope and b.kind is kind and "." not in b.target:
+                out.setdefault(b.target, b.value)
+    return out
+
+
 def interface_digests(facts: FileFacts) -> dict[str, str]:
     """Per exported or top-level name, what importers' resolution reads of it: its definitions (kinds, bases,
     members), its export and re-export records, the import that binds it; `*` for the `export *` specifiers."""
@@ -298,6 +334,8 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
     parts: dict[str, list[object]] = {}
     for d in facts.definitions:
         parts.setdefault(d.qualname.split(".", 1)[0], []).append((d.qualname, d.kind.value, d.bases))
+    for name, chain in held_classes(facts).items():  # what importers' calls on the variable are typed by
+        parts.setdefault(name, []).append(("holds", chain))
     for e in facts.exports:
         parts.setdefault(e.name, []).append(("export", e.local, e.specifier))
         if e.local and e.local != e.name:
