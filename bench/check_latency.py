@@ -17,27 +17,21 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import statistics
 import subprocess
 import time
 
-from common import graphguard_argv, load_line
-
-
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+from common import children_cpu, graphguard_argv, load_line
 
 
 def run(repo: str, src: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one whole `check --staged --format json` process."""
-    cpu, t = _children_cpu(), time.perf_counter()
+    cpu, t = children_cpu(), time.perf_counter()
     proc = subprocess.run([*graphguard_argv(src), "check", "--staged", "--format", "json"], cwd=repo, capture_output=True)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"check failed: {proc.stderr.decode()[-400:]}")
-    return elapsed, _children_cpu() - cpu
+    return elapsed, children_cpu() - cpu
 
 
 def edit(repo: str, path: str, function: str, kind: str) -> None:

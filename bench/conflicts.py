@@ -19,13 +19,12 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-from common import CACHE, IDENTITY, git, load_line, one_commit_repo, sdist_tree
+from common import CACHE, IDENTITY, children_cpu, git, load_line, one_commit_repo, sdist_tree
 
 SPEC = "django==5.2.8"
 ADDED_CALLS = "from django.utils.text import capfirst\n\n\ndef labels(names):\n    first = capfirst(names[0])\n    rest = [capfirst(n) for n in names[1:]]\n    return [first, *rest, capfirst('end')]\n"
@@ -80,15 +79,10 @@ def setup(dest: str, local: str | None) -> str:
     return repo
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run(repo: str, *args: str) -> tuple[float, float, int, str]:
-    cpu, t = _children_cpu(), time.perf_counter()
+    cpu, t = children_cpu(), time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "graphguard", *args], cwd=repo, capture_output=True, check=False)
-    wall, used = time.perf_counter() - t, _children_cpu() - cpu
+    wall, used = time.perf_counter() - t, children_cpu() - cpu
     if proc.returncode not in (0, 1):
         raise SystemExit(f"graphguard {' '.join(args)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
     return wall, used, proc.returncode, proc.stdout.decode()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -27,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import children_cpu
 from common import git_proc as git
 
 HERE = Path(__file__).resolve().parent.parent
@@ -35,12 +35,6 @@ PYTHON = HERE / ".venv" / "bin" / "python"
 
 def graphguard(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run((str(PYTHON), "-I", "-m", "graphguard", *args, "--repo", str(repo)), capture_output=True)
-
-
-def children_cpu() -> float:
-    """CPU seconds of the waited-for child processes so far (user + system)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def percentile(values: list[float], q: float) -> float:

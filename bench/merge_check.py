@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import time
 
-from common import git, graphguard_argv
+from common import children_cpu, git, graphguard_argv
 
 
 def python_files(repo: str, old: str, new: str) -> int:
@@ -36,21 +35,16 @@ def pick(repo: str, count: int) -> list[str]:
     return sorted(merges, key=lambda m: -python_files(repo, f"{m}~1", m))[:count]
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def graphguard(repo: str, src: str, args: list[str], timeout: float) -> tuple[float, float, int | None, int]:
     """(wall, CPU, exit code or None when killed, stdout lines) of one whole process."""
-    cpu, t = _children_cpu(), time.perf_counter()
+    cpu, t = children_cpu(), time.perf_counter()
     try:
         proc = subprocess.run([*graphguard_argv(src), *args], cwd=repo, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # subprocess.run kills and reaps it
-        return time.perf_counter() - t, _children_cpu() - cpu, None, 0
+        return time.perf_counter() - t, children_cpu() - cpu, None, 0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"graphguard {' '.join(args)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
-    return time.perf_counter() - t, _children_cpu() - cpu, proc.returncode, proc.stdout.count(b"\n")
+    return time.perf_counter() - t, children_cpu() - cpu, proc.returncode, proc.stdout.count(b"\n")
 
 
 def load() -> str:

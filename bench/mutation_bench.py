@@ -76,7 +76,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -85,7 +84,7 @@ import time
 import tokenize
 from dataclasses import dataclass, field
 
-from common import sdist_tree
+from common import children_cpu, sdist_tree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -661,16 +660,11 @@ class Site:
     resolution: str
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def gg_check(repo: str, *flags: str) -> tuple[dict, float, float]:
     """The report, the wall time and the CPU time of one `graphguard check FLAGS` process."""
-    cpu, t = _children_cpu(), time.perf_counter()
+    cpu, t = children_cpu(), time.perf_counter()
     proc = run([*GG, "check", *flags, "--format", "json"], cwd=repo, check=False)
-    elapsed, cpu = time.perf_counter() - t, _children_cpu() - cpu
+    elapsed, cpu = time.perf_counter() - t, children_cpu() - cpu
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"graphguard check failed ({proc.returncode}): {proc.stderr[-1500:]}")
     return json.loads(proc.stdout), elapsed, cpu

@@ -15,55 +15,32 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
-import resource
 import shutil
 import statistics
 import subprocess
 import time
 
-from common import CACHE, git, graphguard_argv, load_line, one_commit_repo, sdist_tree
+from check_latency import edit, reset
+from common import CACHE, children_cpu, graphguard_argv, load_line, one_commit_repo, sdist_tree
 
 CASES = ("cold index", "no-op index", "one-file check")
-
-
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def timed(repo: str, src: str, *args: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one whole graphguard process in `repo`."""
     env = {**os.environ, "GRAPHGUARD_REFRESH": "foreground"}
-    cpu, t = _children_cpu(), time.perf_counter()
+    cpu, t = children_cpu(), time.perf_counter()
     proc = subprocess.run([*graphguard_argv(src), *args], cwd=repo, env=env, capture_output=True)
     wall = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"graphguard {' '.join(args)} failed: {proc.stderr.decode(errors='replace')[-400:]}")
-    return wall, _children_cpu() - cpu
-
-
-def body_edit(repo: str, path: str, function: str) -> None:
-    full = os.path.join(repo, path)
-    with open(full, encoding="utf-8") as f:
-        text = f.read()
-    m = re.search(rf"^(\s*)def {function}\(.*?\)[^:\n]*:\n", text, re.MULTILINE | re.DOTALL)
-    if m is None:
-        raise SystemExit(f"no `def {function}(` in {path}")
-    with open(full, "w", encoding="utf-8") as f:
-        f.write(text[:m.end()] + f"{m.group(1)}    _bench = 1\n" + text[m.end():])
-    git(repo, "add", path)
-
-
-def reset(repo: str) -> None:
-    git(repo, "reset", "-q")
-    git(repo, "checkout", "-q", "--", ".")
+    return wall, children_cpu() - cpu
 
 
 def one_run(repo: str, src: str, path: str, function: str) -> dict[str, tuple[float, float]]:
     shutil.rmtree(os.path.join(repo, ".git", "graphguard"), ignore_errors=True)
     out = {"cold index": timed(repo, src, "index"), "no-op index": timed(repo, src, "index")}
-    body_edit(repo, path, function)
+    edit(repo, path, function, "body")
     out["one-file check"] = timed(repo, src, "check", "--staged", "--format", "json")
     reset(repo)
     return out
