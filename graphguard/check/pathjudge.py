@@ -43,7 +43,7 @@ class NewSigs:
     def silenced(self, path: str, line: int) -> bool:
         """Does a `// @ts-expect-error` or `// @ts-ignore` on the line before `line` silence the compiler there?"""
         if path not in self._lines:
-            data = self.new_data[path] if path in self.new_data else self.read(path)
+            data = self._data(path)
             self._lines[path] = data.splitlines() if data is not None else []
         lines = self._lines[path]
         return 2 <= line <= len(lines) + 1 and _SILENCED.match(lines[line - 2]) is not None
@@ -54,10 +54,13 @@ class NewSigs:
         if lang is None or not qualname:
             return None
         if path not in self._files:
-            data = self.new_data[path] if path in self.new_data else self.read(path)
+            data = self._data(path)
             self._files[path] = lang.signatures(data, kind=lang.facts_kind(path)) if data is not None else None
         sigs = self._files[path]
         return sigs.defs.get(qualname) if sigs is not None else None
+
+    def _data(self, path: str) -> bytes | None:
+        return self.new_data[path] if path in self.new_data else self.read(path)
 
 
 def uses(graph: CodeGraph, symbol: str, changed: set[str], fresh: Mapping[str, FileResolution]) -> list[Use]:
