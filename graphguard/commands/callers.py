@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from graphguard import output
 from graphguard.answers.callers import callers_answer
-from graphguard.commands.printing import write_compact, write_json
+from graphguard.commands.printing import note_stale, write_compact, write_json
 from graphguard.model import Resolution
-from graphguard.repo import ensure_current, open_repo
+from graphguard.repo import fresh_answer, open_repo
 
 
 def callers(repo_path: str, symbol: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    ensure_current(repo)
-    doc = callers_answer(repo, symbol).to_json()
+    doc, fresh = fresh_answer(repo, lambda: callers_answer(repo, symbol).to_json())
     if compact:
         return write_compact(doc)
     if fmt == "json":
         return write_json(doc)
+    note_stale(fresh)
     lines = [f"{doc['symbol']}  {doc['path']}:{doc['line']}  {doc['signature']}"]
     for u in doc["callers"]:
         how = "" if u["resolution"] == Resolution.EXACT.value else f"  [{u['resolution']}]"

@@ -135,6 +135,9 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "merge_base": "mb",
     "merged_tree": "mt",
     "conflicted": "cf",
+    "freshness": "fr",
+    "state": "sa",
+    "refresh_ms": "rms",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 
