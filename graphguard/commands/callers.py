@@ -23,5 +23,7 @@ def callers(repo_path: str, symbol: str, *, fmt: str = "text", compact: bool = F
         lines.append(f"  {u['path']}:{u['line']}: {u['kind']} {u['text']}  in {u['caller']}{how}")
     exact = sum(u["resolution"] in (Resolution.EXACT.value, Resolution.PARTIAL.value) for u in doc["callers"])
     lines.append(f"{len(doc['callers'])} uses: {exact} resolved, {len(doc['callers']) - exact} by name only")
+    if doc["no_resolved_callers"] is not None:
+        lines.append(f"# {doc['no_resolved_callers']['note']}")
     output.write("\n".join(lines))
     return 0

@@ -138,6 +138,9 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "freshness": "fr",
     "state": "sa",
     "refresh_ms": "rms",
+    "no_resolved_callers": "nrc",
+    "unresolved_imports": "ui",
+    "note": "nt",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 

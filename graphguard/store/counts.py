@@ -102,6 +102,18 @@ class Counts:
             out += self.db.execute(sql + f" WHERE f.path IN ({marks(chunk)}) ORDER BY f.path, i.line, i.rowid", chunk).fetchall()
         return sorted(out, key=lambda r: (r[0], r[1]))
 
+    def unresolved_imports(self) -> list[tuple[str, int, str, str | None, str | None]]:
+        """(path, line, module or specifier, name, module of the importing file) of every import that led nowhere
+        (few: a missing module, a dynamic import), by path and line."""
+        return list(self.db.execute(
+            "SELECT f.path, i.line, i.module, i.name, f.module FROM imports i JOIN files f ON f.id = i.file_id"
+            " WHERE i.status = 'unresolved' ORDER BY f.path, i.line, i.rowid"))
+
+    def module_of(self, path: str) -> str | None:
+        """The module name of the file at `path` (Python's dotted name; TypeScript/JavaScript: its path)."""
+        row = self.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
+
     def counts_by_file(self) -> list[tuple[str, str, str, str | None, int]]:
         """(path, "import", status, category, count) and (path, "call", resolution, None, count) of every file."""
         rows: list[tuple[str, str, str, str | None, int]] = [
