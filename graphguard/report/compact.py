@@ -161,7 +161,7 @@ SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
 #: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
 #: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
 #: The freshness every answer ends with (graphguard.freshness): a current one is its head and state.
-_FRESHNESS = {("freshness",): ("head", "state", "refresh_ms", "reason")}
+_FRESHNESS: dict[tuple[str, ...], tuple[str, ...]] = {("freshness",): ("head", "state", "refresh_ms", "reason")}
 SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
     "graphguard.check/1": {
         **_FRESHNESS,
