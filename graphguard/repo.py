@@ -207,7 +207,7 @@ def fresh_answer(repo: Repo, make: Callable[[], dict[str, Any]], **options: Any)
     """The graph brought current (ensure_fresh with `options`, a stale graph accepted), the document `make` answers
     from it, with its `freshness` (stale too when HEAD moved meanwhile)."""
     probe = head_probe(repo.paths)
-    fresh = ensure_fresh(repo, stale_ok=True, progress=options.pop("progress", True), **options)
+    fresh = ensure_fresh(repo, stale_ok=True, **options)
     doc = make()
     fresh = checked_after(repo, fresh, probe)
     return with_freshness(doc, fresh), fresh

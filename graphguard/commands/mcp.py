@@ -10,5 +10,5 @@ def mcp(repo_path: str) -> int:
 
     # Opened and brought current before the first request, so that the first answer pays no index update.
     session = Session(repo_path)
-    session.refresh()
+    session.refresh(stale_ok=True)  # a refresher at work: the first answers may come from the graph it replaces
     return serve(session)
