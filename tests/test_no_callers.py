@@ -45,7 +45,7 @@ TS = {
     "src/cart.ts": "export function total(a: number): number {\n  return a\n}\n\nexport function lonely(): number {\n  return 0\n}\n",
     # a misspelt specifier: unresolved, its last segment is not the file's but the imported name is the function's
     "src/use.ts": 'import { total } from "./carts"\n\ntotal(1)\n',
-    "src/other.ts": 'import { x } from "./missing/cart"\n\nx()\n',
+    "src/other.ts": 'import * as cart from "./missing/cart"\nimport { x } from "./gone/cart"\n\ncart.x()\n',  # the first could
 }
 
 
@@ -54,7 +54,7 @@ def test_python_by_name_candidates_are_counted(make_repo: Callable[..., GitRepo]
     doc = graphguard(repo, "callers", "pkg.cart.Cart.total", "--format", "json").json
     maybe = doc["no_resolved_callers"]
     assert maybe["by_name"] == 1
-    assert maybe["unresolved_imports"] == 1  # pkg.legacy.cart: a module named as the method's module is
+    assert maybe["unresolved_imports"] == 0  # pkg.legacy.cart is imported for another name
     assert maybe["note"].startswith("no resolved callers, but 1 call of the same name on receivers of unknown type")
     text = graphguard(repo, "callers", "pkg.cart.Cart.total").out
     assert "# no resolved callers, but 1 call of the same name" in text
@@ -103,12 +103,16 @@ def test_the_server_says_so_too(make_repo: Callable[..., GitRepo]) -> None:
 
 
 @pytest.mark.parametrize(("row", "qualname", "path", "module", "reaches"), [
-    (("a.py", 1, "other.root.cart", "x", None), "pkg.cart.f", "pkg/cart.py", "pkg.cart", True),  # a module of that name
+    (("a.py", 1, "other.root.cart", None, None), "pkg.cart.f", "pkg/cart.py", "pkg.cart", True),  # a module of that name
+    (("a.py", 1, "other.root.cart", "g", None), "pkg.cart.f", "pkg/cart.py", "pkg.cart", False),  # imported for another name
     (("a.py", 1, "pkg", "cart", None), "pkg.cart.f", "pkg/cart.py", "pkg.cart", True),  # from pkg import cart
     (("a.py", 1, "pkg.gone", "Cart", None), "pkg.cart.Cart.total", "pkg/cart.py", "pkg.cart", True),  # the class
     (("a.py", 1, "pkg.gone", "g", None), "pkg.cart.f", "pkg/cart.py", "pkg.cart", False),
-    (("a.ts", 1, "../lib/cart.js", "y", None), "src/lib/cart.ts#f", "src/lib/cart.ts", "src/lib/cart.ts", True),
+    (("a.ts", 1, "../lib/cart.js", "*", None), "src/lib/cart.ts#f", "src/lib/cart.ts", "src/lib/cart.ts", True),
+    (("a.ts", 1, "../lib/cart.js", "y", None), "src/lib/cart.ts#f", "src/lib/cart.ts", "src/lib/cart.ts", False),
     (("a.ts", 1, "@/lib/cart", None, None), "src/lib/cart/index.ts#f", "src/lib/cart/index.ts", "", True),
+    (("a.ts", 1, "./cart", "default", None), "src/cart.ts#default", "src/cart.ts", "", True),
+    (("a.ts", 1, "./other", "default", None), "src/cart.ts#default", "src/cart.ts", "", False),
     (("a.ts", 1, "./carts", "g", None), "src/cart.ts#f", "src/cart.ts", "", False),
 ])
 def test_could_reach(row: tuple[str, int, str, str | None, str | None], qualname: str, path: str, module: str,

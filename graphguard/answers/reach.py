@@ -66,9 +66,21 @@ def unresolved(graph: CodeGraph, sym: SymbolRow, uses: Sequence[Use]) -> Unresol
         return None
     by_name = sum(u.kind is not UseKind.IMPORT and u.resolution in BY_NAME for u in uses)
     module = graph.module_of(sym.path) or ""
-    reaching = [r for r in graph.unresolved_imports() if r[0] != sym.path and could_reach(r, sym.qualname, sym.path, module)]
+    names, fragments = _asked(sym.qualname, sym.path, module)
+    reaching = [r for r in graph.unresolved_imports(names, fragments)
+                if r[0] != sym.path and could_reach(r, sym.qualname, sym.path, module)]
     listed = tuple({"path": p, "line": line, "module": m, "name": n} for p, line, m, n, _ in reaching[:MAX_LISTED])
     return Unresolved(by_name, len(reaching), listed)
+
+
+def _asked(qualname: str, path: str, module: str) -> tuple[list[str], list[str]]:
+    """What an import that could reach the symbol names (could_reach's cases): the names it may import, the
+    fragments its module or specifier holds. The store's prefilter; could_reach decides."""
+    top = _defined_name(qualname, module)
+    if "#" in qualname:
+        return [top], sorted(_file_stems(path))
+    tail = module.rsplit(".", 1)[-1]
+    return sorted({top, tail}), [tail]
 
 
 def could_reach(row: ImportRow, qualname: str, path: str, module: str) -> bool:
@@ -77,13 +89,16 @@ def could_reach(row: ImportRow, qualname: str, path: str, module: str) -> bool:
     if importer.endswith((".py", ".pyi")) == ("#" in qualname):
         return False  # Python imports Python; TypeScript and JavaScript import each other
     top = _defined_name(qualname, module)
-    if name is not None and name == top:
+    if name is not None and name == top and name != "default":
         return True  # `from lib.mod import f`, `import { total } from "./carts"`: the symbol's own name
+    # A module of the file's name, imported whole (`import a.mod`, `from a.mod import *`; `import * as m from
+    # "./x/cart"`, a side-effect import, a default one): a name it does not define cannot reach the symbol.
+    whole = name in (None, "*") or (name == "default" == top)
     if "#" in qualname:  # TypeScript/JavaScript: a specifier whose last segment names the file
-        return _specifier_stem(imported) in _file_stems(path)
+        return whole and _specifier_stem(imported) in _file_stems(path)
     tail = module.rsplit(".", 1)[-1]
-    if imported.rsplit(".", 1)[-1] == tail:
-        return True  # `import mod`, `from other.root.mod import x`: a module of the same name
+    if whole and imported.rsplit(".", 1)[-1] == tail:
+        return True
     parent = module.rsplit(".", 2)[-2] if module.count(".") else ""
     return name == tail and imported.rsplit(".", 1)[-1] == parent  # `from pkg import mod`, `mod` missing there
 
