@@ -24,7 +24,8 @@ The changes are drawn without graphguard, so both sides get the same inputs: fun
 by path and name, every k-th; kinds in turn: add a required parameter, remove the last one, rename the
 last one, swap the first two (skipped to the next candidate when a kind does not apply).
 
-The only field normalised is `elapsed_ms` (check, context, index: a timing), rewritten to 0 in the bytes.
+The fields normalised are `elapsed_ms` (check, context, index: a timing), rewritten to 0 in the bytes, and
+`freshness` (every answer's last key since issue 22: its state and ms depend on what ran before), dropped.
 
 `compare` prints one row per case (identical, or differing with a short diff) and exits 1 if any differ.
 """
@@ -49,6 +50,7 @@ from mutation_bench import CACHE, MIRRORS, P, Source, Symbol, _with_params, expo
 MUTATIONS = 10
 CALLERS = 7
 ELAPSED = re.compile(rb'"elapsed_ms": ?\d+')
+FRESHNESS = re.compile(rb',\s*"freshness": ?\{[^{}]*\}')
 FIXED = {"GIT_AUTHOR_NAME": "proof", "GIT_AUTHOR_EMAIL": "proof@example.invalid", "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z",
          "GIT_COMMITTER_NAME": "proof", "GIT_COMMITTER_EMAIL": "proof@example.invalid",
          "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"}
@@ -133,7 +135,7 @@ class Runner:
                               capture_output=True, timeout=1800)
         base = os.path.join(self.out, case)
         with open(base + ".json", "wb") as f:
-            f.write(ELAPSED.sub(b'"elapsed_ms": 0', proc.stdout))
+            f.write(FRESHNESS.sub(b"", ELAPSED.sub(b'"elapsed_ms": 0', proc.stdout)))
         with open(base + ".exit", "w") as f:
             f.write(f"{proc.returncode}\n")
         with open(base + ".stderr", "wb") as f:

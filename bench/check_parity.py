@@ -42,6 +42,7 @@ def check(repo: str, src: str, *flags: str) -> tuple[str, float]:
         return f"exit {proc.returncode}: {proc.stderr[-600:]}", elapsed
     report = json.loads(proc.stdout)
     report.get("stats", {}).pop("elapsed_ms", None)
+    report.pop("freshness", None)  # whether this run found the graph current or refreshed it
     return json.dumps(report, indent=1, sort_keys=True), elapsed
 
 

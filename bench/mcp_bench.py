@@ -1,7 +1,7 @@
 """`graphguard mcp` measured as an agent meets it: a real MCP client session (the SDK's ClientSession over
 stdio_client) with the server as a subprocess, against a real repository (a copy of Django 5.2.8), graph warm.
 
-    python bench/mcp_bench.py REPO [--runs 30] [--soak 1000] [--starts 5] [--profile]
+    python bench/mcp_bench.py REPO [--runs 30] [--soak 1000] [--starts 5] [--profile] [--before SRC]
 
 REPO is a git repository indexed first (`graphguard index --repo REPO`), a copy the benchmark may commit
 to: the soak commits, checks out and rebases in it (on branches of its own, `mcp-bench-*`), and leaves it
@@ -10,8 +10,11 @@ at the commit it found. Prints:
 - latency of one call, client to client (p50, p90, max over --runs calls after two warm-ups): check_edit
   of a one-function signature change (django.utils.timezone.now gains a required parameter), callers of
   a symbol with a few dozen callers (django.utils.html.escape), context of a few task texts;
-- the first answer after start: spawn -> initialize -> callers answered (--starts servers, each fresh),
-  and that server's first check_edit (the working tree's first scan, the signature readers' import);
+- start to first answer: a server spawned on a pipe, initialize, initialized and a callers call written at once,
+  until the callers answer is read (no SDK in this process's way): wall and the server's CPU, medians over --starts;
+  with --before SRC also for the graphguard package in folder SRC (`git archive REV graphguard | tar -x -C SRC`);
+- the first answer after start through the SDK's client: spawn -> initialize -> callers answered (--starts servers,
+  each fresh), and that server's first check_edit (the working tree's first scan, the signature readers' import);
 - the server's peak RSS (VmHWM of its process);
 - a soak: --soak mixed calls with HEAD moved under the server a few times (a commit, a checkout, a
   rebase); after each move, and every 100 calls, answers compared with a fresh CLI run
@@ -37,7 +40,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from common import git
+from common import children_cpu, git, graphguard_argv
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -141,6 +144,31 @@ def first_answers(root: str, starts: int) -> tuple[list[float], list[float]]:
     return firsts, edits
 
 
+def start_to_first_answer(root: str, starts: int, src: str | None = None) -> tuple[list[float], list[float]]:
+    """Spawn -> the callers answer read, over a raw pipe: (wall ms, the server's CPU ms) per start."""
+    hello = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "callers", "arguments": {"symbol": CALLERS_OF}}}]
+    lines = b"".join(json.dumps(m).encode() + b"\n" for m in hello)
+    walls, cpus = [], []
+    for _ in range(starts):
+        cpu0, t0 = children_cpu(), time.perf_counter()
+        proc = subprocess.Popen([*graphguard_argv(src), "mcp", "--repo", root], cwd="/", stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(lines)
+        proc.stdin.flush()
+        while (line := proc.stdout.readline()) and json.loads(line).get("id") != 2:
+            pass
+        walls.append((time.perf_counter() - t0) * 1000)
+        assert line and "error" not in json.loads(line), line[:300]
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        cpus.append((children_cpu() - cpu0) * 1000)  # to its exit: the answer, then closing the session
+    return walls, cpus
+
+
 def timed(c: Client, root: str, runs: int) -> dict[str, list[float]]:
     """Each call timed inside the client's event loop, as an agent's async client makes it (no thread hop)."""
     edit = {"files": {TZ: signature_change(root)}}
@@ -172,6 +200,7 @@ def timed(c: Client, root: str, runs: int) -> dict[str, list[float]]:
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     doc = dict(doc)
     doc.pop("head", None) if doc.get("schema") == "graphguard.callers/1" else None
+    doc.pop("freshness", None)  # the server's refresh and the CLI's differ: the answers must not
     if "stats" in doc:
         doc["stats"] = {k: v for k, v in doc["stats"].items() if k != "elapsed_ms"}
     return doc
@@ -273,12 +302,21 @@ def main() -> None:
     ap.add_argument("--soak", type=int, default=1000)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--before", help="a folder holding another version's graphguard package, for the start row")
     args = ap.parse_args()
     root = os.path.abspath(args.repo)
     start = git(root, "rev-parse", "HEAD")
     branch = git(root, "rev-parse", "--abbrev-ref", "HEAD")
     print(f"# graphguard mcp on {root} at {start[:12]}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {load()}")
     cli(root, "stats")  # the graph warm before any timing
+    print(f"\n{'start to first answer (raw pipe)':42} {'wall p50':>9} {'CPU p50':>9}   n   ({load()})")
+    for label, src in (("this version", None), (f"--before {args.before}", args.before)):
+        if src is not None or label == "this version":
+            walls, cpus = start_to_first_answer(root, args.starts, src)
+            print(f"  {label:40} {statistics.median(walls):9.0f} {statistics.median(cpus):9.0f}   {len(walls)}")
+    if args.soak == 0 and args.runs == 0:
+        print(load())
+        return
     firsts, edits = first_answers(root, args.starts)
     print(f"\n{'call':42} {'p50 ms':>8} {'p90 ms':>8} {'max ms':>8}   n")
     print(f"{'first answer after start (spawn..callers)':42} {percentiles(firsts)}   {len(firsts)}")

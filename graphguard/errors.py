@@ -7,3 +7,8 @@ class GraphguardError(RuntimeError):
 
 class LockTimeout(GraphguardError):
     """Another graphguard process holds the graph's write lock."""
+
+
+class StillRefreshing(GraphguardError):
+    """A background refresher is still bringing the graph current after the patience a caller gave it (a caller
+    that can answer from the graph as it stands, marked stale, rather than wait: repo.ensure_fresh)."""

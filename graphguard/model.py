@@ -389,3 +389,4 @@ class IndexResult:
     noop: bool = False
     elapsed_ms: int = 0
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    waited: bool = False  # a background refresher brought the graph there while this process waited (noop here)

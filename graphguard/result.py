@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from graphguard import codes
 from graphguard.codes import Code, CodeName
+from graphguard.freshness import Freshness
 from graphguard.model import Resolution, UseKind, WireEnum
 
 #: Change codes that never break a caller on their own.
@@ -168,6 +169,7 @@ class CheckResult:
     submodules: list[str] = field(default_factory=list)  # submodules that moved, not checked (each also a warning)
     block_on: frozenset[str] = frozenset()  # change kinds or codes that block on their own
     fail_on_unknown: bool = False
+    freshness: Freshness | None = None  # the graph the old side was read from (None: the caller adds it, the MCP server)
 
     def __post_init__(self) -> None:
         self.compared = Compared(self.compared)  # built from the wire string (a test): the member all the same

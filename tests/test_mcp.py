@@ -324,8 +324,8 @@ def test_the_contract_lists_each_tool_and_its_arguments() -> None:
 @pytest.mark.slow
 def test_an_answer_waits_for_the_refresher_a_hook_started(make_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
     """Hooks installed: a checkout under the running server starts a background refresher. While it cannot
-    finish (the test holds the graph's write lock) the server answers nothing from the old graph; once it
-    has, the answer describes the new HEAD."""
+    finish (the test holds the graph's write lock) `callers` answers from the old graph after a second, marked
+    stale, and `check` answers nothing; once the refresher has finished, both describe the new HEAD."""
     from graphguard.repo import open_repo
 
     repo = make_repo(LIB)
@@ -343,14 +343,18 @@ def test_an_answer_waits_for_the_refresher_a_hook_started(make_repo: Callable[..
             with store.write_lock(5):
                 subprocess.run(["git", "checkout", "-q", "topic"], cwd=repo.root, check=True, capture_output=True,
                                env={k: v for k, v in os.environ.items() if k not in GIT_LEAKS})
-                pending = client.portal.start_task_soon(client.session.call_tool, "callers", {"symbol": "pkg.mod.f"})
+                stale = client.doc("callers", {"symbol": "pkg.mod.f"})
+                assert stale["head"] == main and stale["freshness"]["state"] == "stale", stale["freshness"]
+                pending = client.portal.start_task_soon(client.session.call_tool, "check", {})
                 with pytest.raises(concurrent.futures.TimeoutError):
                     pending.result(timeout=1.0)  # waiting: the graph still describes main
             result = pending.result(timeout=60)
         finally:
             store.close()
-        doc = result.structured_content
+        assert result.structured_content["base"] == topic
+        doc = client.doc("callers", {"symbol": "pkg.mod.f"})
         assert doc["head"] == topic and "pkg/other.py" in {c["path"] for c in doc["callers"]}
+        assert doc["freshness"]["state"] in ("current", "refreshed")
 
 
 # --- HEAD moving under an answer ----------------------------------------------------------------

@@ -35,10 +35,14 @@ def use_entry(u: Use) -> dict[str, Any]:
 
 def callers_answer(repo: Repo, symbol: str) -> CallersAnswer:
     """graphguard.callers/1: every call site and reference of `symbol`."""
+    from graphguard.answers.reach import unresolved
+
     graph = CodeGraph(repo.store.graph)
     sym = find_symbol(repo, graph, symbol)
+    uses = graph.uses_of(sym.qualname)
+    maybe = unresolved(graph, sym, uses)
     return CallersAnswer(graph_head(repo), sym.qualname, sym.path, sym.line, sym.signature,
-                         tuple(use_entry(u) for u in graph.uses_of(sym.qualname)))
+                         tuple(use_entry(u) for u in uses), maybe.to_json() if maybe else None)
 
 
 def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:

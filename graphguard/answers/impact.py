@@ -19,6 +19,7 @@ MAX_IMPACT_NODES = 300
 
 def impact_answer(repo: Repo, symbol: str, *, depth: int = 2) -> ImpactAnswer:
     """graphguard.impact/1: the callers of `symbol`, their callers and so on to `depth`, and the tests that reach it."""
+    from graphguard.answers.reach import unresolved
     from graphguard.config import load as load_config
     from graphguard.model import Resolution, UseKind
     from graphguard.result import CallerImpact, Status
@@ -29,11 +30,14 @@ def impact_answer(repo: Repo, symbol: str, *, depth: int = 2) -> ImpactAnswer:
     graph = CodeGraph(repo.store.graph)
     sym = find_symbol(repo, graph, symbol)
     first = graph.uses_of(sym.qualname)
+    maybe = unresolved(graph, sym, first)
     levels = _caller_levels(graph, sym.qualname, first, depth)
     entries = [{**use_entry(u), "distance": d, "callee": callee} for d, callee, u in levels.uses]
     notes = []
     if depth > 1:
         notes.append("beyond distance 1 only callers tied by imports, types or a unique method name are followed")
+    if maybe is not None:
+        notes.append(maybe.note())
     if levels.stopped:
         notes.append(f"the walk stopped after {MAX_IMPACT_NODES} definitions: callers farther out are not listed")
     omitted = max(0, len(entries) - MAX_IMPACT_CALLERS)
@@ -47,7 +51,7 @@ def impact_answer(repo: Repo, symbol: str, *, depth: int = 2) -> ImpactAnswer:
         callers=tuple(entries[:MAX_IMPACT_CALLERS]), callers_omitted=omitted,
         tests=tuple({"path": t.path, "line": t.line, "direct": t.direct, "name": t.name, "distance": t.distance}
                     for t in selection.hits),
-        tests_omitted=selection.omitted, notes=tuple(notes),
+        tests_omitted=selection.omitted, notes=tuple(notes), no_resolved_callers=maybe.to_json() if maybe else None,
     )
 
 

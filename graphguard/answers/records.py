@@ -51,6 +51,8 @@ class CallersAnswer(_Answer):
     line: int
     signature: str
     callers: tuple[Entry, ...]
+    # When no call or reference resolved to the symbol: what still might reach it (answers/reach); None otherwise.
+    no_resolved_callers: Entry | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class ImpactAnswer(_Answer):
     tests: tuple[Entry, ...]
     tests_omitted: int
     notes: tuple[str, ...]
+    no_resolved_callers: Entry | None = None  # as CallersAnswer's, of the distance-1 uses
 
 
 @dataclass(frozen=True)

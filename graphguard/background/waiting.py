@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from graphguard.background.state import LOG_NAME, STATE_NAME, Refresher, held, running
-from graphguard.errors import GraphguardError
+from graphguard.errors import GraphguardError, StillRefreshing
 
 #: How long a command waits for a refresher before giving up with a message (a cold index of a
 #: very large repository can take minutes; past this something is wrong).
@@ -27,14 +27,15 @@ STALL_VARIABLE = "GRAPHGUARD_REFRESH_STALL"
 
 
 def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None, tty: bool | None = None,
-         stall: float | None = None, also: tuple[str, ...] = ()) -> bool:
+         stall: float | None = None, also: tuple[str, ...] = (), patience: float | None = None) -> bool:
     """Wait while a refresher is alive, makes progress and `done()` is false; False when none was running (then
     this cost one lock probe). On a TTY a progress line on stderr, overwritten in place and erased at the end;
     elsewhere one line afterwards when the wait was long enough to notice. GraphguardError past `limit`. A
     refresher without a sign of progress for `stall` seconds is left: a warning names it, and the caller does the
     work; GraphguardError when the graph's write lock stays held without progress for one more period (that work
     would wait for the lock too).
-    `also`: more files whose change is progress (the blob cache's -wal, in the common git dir)."""
+    `also`: more files whose change is progress (the blob cache's -wal, in the common git dir). `patience`: seconds
+    after which a refresher still working raises StillRefreshing (None: wait as above)."""
     if not running(store_dir):
         return False
     limit = WAIT_LIMIT if limit is None else limit
@@ -51,6 +52,8 @@ def wait(store_dir: str, done: Callable[[], bool], *, limit: float | None = None
             now = time.monotonic()
             if now - t0 > limit:
                 raise GraphguardError(_too_long(store_dir, who, now - t0))
+            if patience is not None and now - t0 > patience:
+                raise StillRefreshing(f"the graph refresh started by {who.hook} is still running ({now - t0:.1f} s waited)")
             if who.pid is None:  # the launcher writes the state without one; the refresher adds it when it runs
                 who = Refresher(store_dir, time.time())
             latest = _progress(store_dir, who.pid, also)

@@ -51,7 +51,7 @@ from graphguard.check import (
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
-from graphguard.repo import Repo, ensure_current
+from graphguard.repo import Repo, checked_after, ensure_fresh, head_probe
 from graphguard.result import CheckResult, Compared, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
@@ -79,7 +79,11 @@ def run(repo: Repo, *, staged: bool = False, worktree: bool = False, base: str |
     # (Staged or worktree: the old side is HEAD, just read; passing it saves reading it again.)
     # (The empty tree is no commit to bring the graph to: the overlay reads the old side's tree, which holds nothing.)
     if at is None:
-        ensure_current(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
+        probe = head_probe(repo.paths)
+        fresh = ensure_fresh(repo, config=config, at=None if revs.empty_old else revs.old, text_index=False)  # the refresher after the commit builds it
+        result = _compare(repo, config, revs)
+        result.freshness = checked_after(repo, fresh, probe)
+        return result
     return _compare(repo, config, revs)
 
 
@@ -103,11 +107,15 @@ def run_proposed(repo: Repo, files: Mapping[str, bytes], deleted: Collection[str
     if head_commit is None:
         return CheckResult(base="", head="", compared=Compared.NOTHING, notes=["no commit yet: nothing to compare"])
     revisions.refuse(scan.unmerged_paths(repo.caches.unmerged, repo.paths), config)  # as refuse_conflicts, asked again when the index moved
+    fresh = None
     if at is None:
-        ensure_current(repo, config=config, at=head_commit, text_index=False)
+        probe = head_probe(repo.paths)
+        fresh = ensure_fresh(repo, config=config, at=head_commit, text_index=False)
     revs = revisions.Revisions(head_commit, revisions.Proposed(wanted), list(wanted.notes))
     result = _compare(repo, config, revs)
     result.warnings[:0] = wanted.warnings
+    if fresh is not None:
+        result.freshness = checked_after(repo, fresh, probe)
     return result
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from graphguard import output
 from graphguard.answers.context import check_retrieval_request, retrieve
 from graphguard.errors import GraphguardError
-from graphguard.repo import ensure_current, open_repo
+from graphguard.repo import checked_after, ensure_fresh, head_probe, open_repo
 
 
 def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int, budget: int | None,
@@ -18,13 +18,25 @@ def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str]
     check_retrieval_request(limit, budget, depth)
     seeds = _named(seeds)
     repo = open_repo(repo_path)
-    ensure_current(repo)
+    probe = head_probe(repo.paths)
+    fresh = ensure_fresh(repo)  # retrieval writes its text index at the graph's commit: no answer from a stale graph
     result = retrieve(repo, command, text=text, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile)
-    if compact:
+    fresh = checked_after(repo, fresh, probe)
+    if compact or fmt == "json":
         from graphguard.commands.printing import write_compact
+        from graphguard.freshness import with_freshness
         from graphguard.retrieval.render import to_dict
 
-        return write_compact(to_dict(result))
+        doc = with_freshness(to_dict(result), fresh)
+        if compact:
+            return write_compact(doc)
+        import json
+
+        output.write(printable(json.dumps(doc, indent=2, ensure_ascii=False)))
+        return 0
+    from graphguard.commands.printing import note_stale
+
+    note_stale(fresh)
     output.write(printable(RENDERERS[fmt](result)))
     return 0
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from graphguard import output
 from graphguard.answers.impact import impact_answer
-from graphguard.commands.printing import write_compact, write_json
-from graphguard.repo import ensure_current, open_repo
+from graphguard.commands.printing import note_stale, write_compact, write_json
+from graphguard.repo import fresh_answer, open_repo
 
 
 def impact(repo_path: str, symbol: str, *, depth: int = 2, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    ensure_current(repo)
-    doc = impact_answer(repo, symbol, depth=depth).to_json()
+    doc, fresh = fresh_answer(repo, lambda: impact_answer(repo, symbol, depth=depth).to_json())
     if compact:
         return write_compact(doc)
     if fmt == "json":
         return write_json(doc)
+    note_stale(fresh)
     from graphguard.report.printable import one_line
 
     lines = [f"{doc['symbol']}  {doc['path']}:{doc['line']}  {doc['signature']}"]

@@ -6,18 +6,18 @@ from collections.abc import Sequence
 
 from graphguard import output
 from graphguard.answers.imports import imports_answer
-from graphguard.commands.printing import write_compact, write_json
-from graphguard.repo import ensure_current, open_repo
+from graphguard.commands.printing import note_stale, write_compact, write_json
+from graphguard.repo import fresh_answer, open_repo
 
 
 def imports(repo_path: str, paths: Sequence[str], *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    ensure_current(repo)
-    doc = imports_answer(repo, paths).to_json()
+    doc, fresh = fresh_answer(repo, lambda: imports_answer(repo, paths).to_json())
     if compact:
         return write_compact(doc)
     if fmt == "json":
         return write_json(doc)
+    note_stale(fresh)
     lines = []
     for i in doc["imports"]:
         what = i["specifier"] + (f" {{{i['name']}}}" if i["name"] not in (None, "*") else "")

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from graphguard import output
 from graphguard.errors import GraphguardError
-from graphguard.repo import Repo, ensure_current, open_repo
+from graphguard.repo import Repo, ensure_current, freshness_of, open_repo, stored_head
 
 
 def index(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     from graphguard.answers.records import IndexAnswer
     from graphguard.commands.printing import write_compact, write_json
+    from graphguard.freshness import with_freshness
 
     repo = open_repo(repo_path)
+    t0, before = time.perf_counter(), stored_head(repo)
     r = ensure_current(repo)
+    fresh = freshness_of(before, r, t0)
     _text_index(repo, r.head)
     fitted = _fit_if_due(repo, r.head)
     doc = IndexAnswer(r.head, r.files, r.parsed, r.resolved, r.noop, r.elapsed_ms,
                       tuple({"path": p, "message": m} for p, m in r.warnings)).to_json()
+    doc = with_freshness(doc, fresh)
     if compact:
         return write_compact(doc)
     if fmt == "json":

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from graphguard.errors import GraphguardError
-
 
 def mcp(repo_path: str) -> int:
-    try:
-        import mcp  # noqa: F401 - the optional extra: a clear message instead of a traceback when it is missing
-    except ImportError:
-        raise GraphguardError("the MCP server needs the `mcp` package: pip install 'graphguard[mcp]'") from None
+    # The protocol is spoken by graphguard.server itself: no SDK to import (it was most of the server's start).
     from graphguard.server.session import Session
     from graphguard.server.stdio import serve
 
     # Opened and brought current before the first request, so that the first answer pays no index update.
     session = Session(repo_path)
-    session.refresh()
+    session.refresh(stale_ok=True)  # a refresher at work: the first answers may come from the graph it replaces
     return serve(session)

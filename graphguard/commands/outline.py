@@ -6,20 +6,20 @@ from collections.abc import Sequence
 
 from graphguard import output
 from graphguard.answers.outline import outline_answer
-from graphguard.commands.printing import write_compact, write_json
-from graphguard.repo import ensure_current, open_repo
+from graphguard.commands.printing import note_stale, write_compact, write_json
+from graphguard.repo import fresh_answer, open_repo
 
 
 def outline(repo_path: str, paths: Sequence[str], *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    ensure_current(repo)
-    doc = outline_answer(repo, paths).to_json()
+    doc, fresh = fresh_answer(repo, lambda: outline_answer(repo, paths).to_json())
     for w in doc["warnings"]:
         output.warn(f"{w['path']}: {w['message']}")
     if compact:
         return write_compact(doc)
     if fmt == "json":
         return write_json(doc)
+    note_stale(fresh)
     from graphguard.report.printable import one_line
 
     lines: list[str] = []

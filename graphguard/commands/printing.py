@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphguard import output
+from graphguard.freshness import Freshness, State
 
 
 def write_compact(doc: Mapping[str, Any]) -> int:
@@ -15,6 +16,12 @@ def write_compact(doc: Mapping[str, Any]) -> int:
 
     output.write(printable(dumps(doc)))
     return 0
+
+
+def note_stale(fresh: Freshness) -> None:
+    """A text answer from a stale graph says so (on stderr: the answer itself stays as it is)."""
+    if fresh.state is State.STALE:
+        output.warn(f"the graph describes {(fresh.head or 'no commit')[:12]}, not HEAD: {fresh.reason}")
 
 
 def write_json(doc: Mapping[str, Any]) -> int:

@@ -6,9 +6,10 @@ from typing import Any
 
 from graphguard import output
 from graphguard.answers.stats import stats_answer
-from graphguard.commands.printing import write_compact, write_json
+from graphguard.commands.printing import note_stale, write_compact, write_json
 from graphguard.config import load as load_config
-from graphguard.repo import ensure_current, open_repo, rebuild_if_damaged
+from graphguard.freshness import with_freshness
+from graphguard.repo import checked_after, ensure_current, ensure_fresh, head_probe, open_repo, rebuild_if_damaged
 from graphguard.store.reads import CodeGraph
 
 
@@ -30,17 +31,19 @@ def _profile_line(doc: dict[str, Any]) -> str:
 
 def stats(repo_path: str, *, fmt: str = "text", compact: bool = False) -> int:
     repo = open_repo(repo_path)
-    ensure_current(repo)
+    probe = head_probe(repo.paths)
+    fresh = ensure_fresh(repo, stale_ok=True)
     # The one query that reads every page: the place to find damage a query would not notice.
     if rebuild_if_damaged(repo, thorough=True):
         ensure_current(repo, verify=False)
     graph = CodeGraph(repo.store.graph)
-    s = stats_answer(repo).to_json()
+    s = with_freshness(stats_answer(repo).to_json(), checked_after(repo, fresh, probe))
     head = s["head"]
     if compact:
         return write_compact(s)
     if fmt == "json":
         return write_json(s)
+    note_stale(fresh)
     imp, calls = s["imports"], s["calls"]
     assert isinstance(imp, dict) and isinstance(calls, dict)
     lines = [

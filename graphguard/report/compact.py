@@ -135,6 +135,12 @@ KEYS: Mapping[str, str] = MappingProxyType({
     "merge_base": "mb",
     "merged_tree": "mt",
     "conflicted": "cf",
+    "freshness": "fr",
+    "state": "sa",
+    "refresh_ms": "rms",
+    "no_resolved_callers": "nrc",
+    "unresolved_imports": "ui",
+    "note": "nt",
 })
 _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS.items()})
 
@@ -145,7 +151,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "signals": {}, "text": "", "truncated": False, "seeds": [], "terms": [], "budget": None, "args": None,
     "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
     "definitions": [], "definitions_omitted": 0, "files_omitted": 0, "decorators": [], "docstring": None,
-    "signature": "", "module": "", "stale_paths": 0, "suppressed": None,
+    "signature": "", "module": "", "stale_paths": 0, "suppressed": None, "refresh_ms": 0,
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
 })
@@ -154,8 +160,11 @@ SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
 
 #: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
 #: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
+#: The freshness every answer ends with (graphguard.freshness): a current one is its head and state.
+_FRESHNESS: dict[tuple[str, ...], tuple[str, ...]] = {("freshness",): ("head", "state", "refresh_ms", "reason")}
 SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
     "graphguard.check/1": {
+        **_FRESHNESS,
         (): ("schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
         ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "tests",
                        "tests_omitted"),
@@ -164,17 +173,20 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         ("warnings",): ("path", "message"),
     },
     "graphguard.context/1": {
+        **_FRESHNESS,
         (): ("schema", "command", "query", "profile", "head", "results", "stats"),
         ("results",): ("path", "symbol", "line", "end_line", "score", "distance", "via", "disclosure", "tokens",
                        "truncated", "signals", "text"),
         ("stats",): ("seeds", "terms", "candidates", "stale_paths", "tokens", "budget", "elapsed_ms"),
     },
     "graphguard.callers/1": {
+        **_FRESHNESS,
         (): ("schema", "head", "symbol", "path", "line", "signature", "callers"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args"),
         ("callers", "args"): ("positional", "keywords", "star", "starstar"),
     },
     "graphguard.impact/1": {
+        **_FRESHNESS,
         (): ("schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
              "tests_omitted", "notes"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args", "distance", "callee"),
@@ -182,15 +194,19 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         ("tests",): ("path", "line", "direct", "name", "distance"),
     },
     "graphguard.outline/1": {
+        **_FRESHNESS,
         (): ("schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
         ("files",): ("path", "module", "docstring", "definitions"),
         ("files", "definitions"): ("kind", "name", "line", "end_line", "signature", "decorators", "docstring"),
         ("warnings",): ("path", "message"),
     },
     "graphguard.stats/1": {
+        **_FRESHNESS,
         ("imports",): ("total", "internal", "external", "unresolved", "unresolved_list"),
     },
+    "graphguard.imports/1": _FRESHNESS,
     "graphguard.index/1": {
+        **_FRESHNESS,
         (): ("schema", "head", "files", "parsed", "resolved", "noop", "elapsed_ms", "warnings"),
         ("warnings",): ("path", "message"),
     },

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphguard.freshness import with_freshness
 from graphguard.report import indented
 from graphguard.result import CheckResult
 
@@ -11,6 +12,10 @@ SCHEMA = "graphguard.check/1"
 
 
 def to_dict(result: CheckResult) -> dict[str, Any]:
+    return with_freshness(_body(result), result.freshness)
+
+
+def _body(result: CheckResult) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "base": result.base,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from graphguard.errors import GraphguardError
+from graphguard.freshness import with_freshness
 from graphguard.retrieval.rank import AUTO, CHOICES, PROFILES
 from graphguard.server.session import Session
 
@@ -139,8 +140,8 @@ def _check_edit(session: Session, args: Arguments) -> Document:
     # Paths as given: the check's own validation (graphguard.check.proposed) judges them.
     proposed = {k: v.encode("utf-8", "surrogatepass") for k, v in files.items()}
     t0 = time.perf_counter()
-    with session.answering() as head:  # the one commit of the answer, as for every tool
-        return _timed(run_proposed(session.repo, proposed, deleted, at=head), t0)
+    with session.answering() as fresh:  # the one commit of the answer, as for every tool
+        return _timed(run_proposed(session.repo, proposed, deleted, at=fresh.head), t0)
 
 
 def _check(session: Session, args: Arguments) -> Document:
@@ -150,16 +151,16 @@ def _check(session: Session, args: Arguments) -> Document:
     if mode not in ("worktree", "staged"):
         raise GraphguardError("'mode' must be \"worktree\" or \"staged\"")
     t0 = time.perf_counter()
-    with session.answering() as head:
-        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree", at=head), t0)
+    with session.answering() as fresh:
+        return _timed(run(session.repo, staged=mode == "staged", worktree=mode == "worktree", at=fresh.head), t0)
 
 
 def _callers(session: Session, args: Arguments) -> Document:
     from graphguard.answers.callers import callers_answer
 
     symbol = _string(args, "symbol")
-    with session.answering() as head:
-        return replace(callers_answer(session.repo, symbol), head=head).to_json()
+    with session.answering(stale_ok=True) as fresh:  # it only reads the graph: a stale one, said so, rather than a wait
+        return replace(callers_answer(session.repo, symbol), head=fresh.head).to_json()
 
 
 def _impact(session: Session, args: Arguments) -> Document:
@@ -167,8 +168,8 @@ def _impact(session: Session, args: Arguments) -> Document:
 
     symbol = _string(args, "symbol")
     depth = _int(args, "depth", 2, 1, MAX_DEPTH)
-    with session.answering() as head:
-        return replace(impact_answer(session.repo, symbol, depth=depth), head=head).to_json()
+    with session.answering(stale_ok=True) as fresh:
+        return replace(impact_answer(session.repo, symbol, depth=depth), head=fresh.head).to_json()
 
 
 def _retrieval_options(args: Arguments) -> dict[str, Any]:
@@ -201,8 +202,8 @@ def _outline(session: Session, args: Arguments) -> Document:
     paths = [repo_path(p) for p in _strings(args, "paths", required=True)]
     from graphguard.answers.outline import outline_answer
 
-    with session.answering() as head:
-        return replace(outline_answer(session.repo, paths), head=head).to_json()
+    with session.answering(stale_ok=True) as fresh:
+        return replace(outline_answer(session.repo, paths), head=fresh.head).to_json()
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -302,7 +303,7 @@ def call(session: Session, name: str, arguments: Arguments | None) -> Document:
     args = arguments or {}
     _unknown_arguments(tool, args)
     compact = _bool(args, "compact")
-    doc = tool.answer(session, args)
+    doc = with_freshness(tool.answer(session, args), session.answered())
     if compact:
         from graphguard.report.compact import compact as shorten
 

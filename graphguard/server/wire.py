@@ -1,6 +1,5 @@
 """The wire under the protocol: one JSON-RPC message a line, each line bounded, and an answer for every
-line the protocol cannot take (the SDK's parser drops such a line unanswered, and the client would wait
-for its answer forever).
+line the protocol cannot take (a line dropped unanswered would leave the client waiting for its answer forever).
 
 Pure: bytes in, lines and JSON-RPC error objects out; stdio.py reads and writes. What is answered:
 
@@ -87,7 +86,7 @@ def refusal(line: str, why: str) -> dict[str, Any] | None:
     if not line.strip():
         return None
     try:
-        message = json.loads(line, parse_constant=_no_constant)
+        message = json.loads(line, parse_constant=no_constant)
     except RecursionError:
         return error(None, PARSE_ERROR, "Parse error: nested too deeply")
     except ValueError as e:  # JSONDecodeError says where: "Extra data: line 1 column 41 (char 40)"
@@ -114,7 +113,7 @@ def _request_refusal(message: dict[str, Any], why: str) -> dict[str, Any]:
         return error(rid, INVALID_PARAMS, "Invalid params: MCP names its params: an object, not an array")
     if not isinstance(params, dict):
         return error(rid, INVALID_REQUEST, f'Invalid Request: "params" must be an object, not {_kind(params)}')
-    if (lone := _lone_surrogate(params)) is not None:
+    if (lone := lone_surrogate(params)) is not None:
         return error(rid, INVALID_PARAMS, f"Invalid params: a string holds the lone surrogate \\u{ord(lone):04x}, which is not Unicode text")
     return error(rid, INVALID_PARAMS, f"Invalid params: {why}")
 
@@ -126,7 +125,7 @@ def error(rid: str | int | None, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": line}}
 
 
-def _no_constant(name: str) -> Any:
+def no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -134,7 +133,7 @@ def _kind(value: object) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
-def _lone_surrogate(value: object) -> str | None:
+def lone_surrogate(value: object) -> str | None:
     """The first lone surrogate in any string of `value` (keys too), walked without recursion."""
     stack = [value]
     while stack:

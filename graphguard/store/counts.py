@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from graphguard.store.db import chunked, marks
@@ -101,6 +101,22 @@ class Counts:
         for chunk in chunked(sorted(paths)):
             out += self.db.execute(sql + f" WHERE f.path IN ({marks(chunk)}) ORDER BY f.path, i.line, i.rowid", chunk).fetchall()
         return sorted(out, key=lambda r: (r[0], r[1]))
+
+    def unresolved_imports(self, names: Sequence[str], fragments: Sequence[str]) -> list[tuple[str, int, str, str | None, str | None]]:
+        """(path, line, module or specifier, name, module of the importing file) of the imports that led nowhere and
+        import one of `names` or name a module holding one of `fragments` (LIKE: a prefilter), by path and line."""
+        if not names and not fragments:
+            return []
+        where = " OR ".join([f"i.name IN ({marks(names)})"] * bool(names) + ["i.module LIKE ?"] * len(fragments))
+        return list(self.db.execute(
+            "SELECT f.path, i.line, i.module, i.name, f.module FROM imports i JOIN files f ON f.id = i.file_id"
+            f" WHERE i.status = 'unresolved' AND ({where}) ORDER BY f.path, i.line, i.rowid",
+            (*names, *(f"%{f}%" for f in fragments))))
+
+    def module_of(self, path: str) -> str | None:
+        """The module name of the file at `path` (Python's dotted name; TypeScript/JavaScript: its path)."""
+        row = self.db.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
+        return str(row[0]) if row else None
 
     def counts_by_file(self) -> list[tuple[str, str, str, str | None, int]]:
         """(path, "import", status, category, count) and (path, "call", resolution, None, count) of every file."""
