@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from graphguard.errors import GraphguardError
+
 
 def mcp(repo_path: str) -> int:
-    # The protocol is spoken by graphguard.server itself: no SDK to import (it was most of the server's start).
+    try:
+        import mcp  # noqa: F401 - the optional extra: a clear message instead of a traceback when it is missing
+    except ImportError:
+        raise GraphguardError("the MCP server needs the `mcp` package: pip install 'graphguard[mcp]'") from None
     from graphguard.server.session import Session
     from graphguard.server.stdio import serve
 
