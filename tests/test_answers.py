@@ -186,6 +186,16 @@ def test_the_contract_documents_the_key_table() -> None:
     {"schema": "graphguard.outline/1", "files": [{"docstring": "", "definitions": [{"decorators": [], "docstring": None}]}]},
     {"schema": "graphguard.context/1", "results": [{"text": "", "signals": {"text": 0.0}}], "stats": {"budget": None}},
     {"path": "no schema", "warnings": []},
+    # A repeated field after the first entry is dropped; a default after a different value is kept.
+    {"schema": "graphguard.callers/1", "callers": [{"path": "a.py", "kind": "import"}, {"path": "a.py", "kind": "call"},
+                                                   {"path": "b.py", "kind": "call", "caller": None}, {"caller": "m.f"}]},
+    {"schema": "graphguard.check/1", "changes": [{"callers": [{"status": "broken", "reason": "r"}, {"status": "ok", "reason": ""},
+                                                              {"status": "ok", "reason": ""}], "ok_omitted": 0}]},
+    # A signature without its name only where it comes back exactly.
+    {"schema": "graphguard.outline/1", "files": [{"definitions": [
+        {"name": "f", "signature": "def f(x)"}, {"name": "C.m", "signature": "async def m(self)"},
+        {"name": "g", "signature": "def (x)"}, {"name": "def", "signature": "def def()"}, {"name": "h", "signature": "class H"},
+        {"name": "", "signature": "def (y)"}, {"name": "k", "signature": "kk k()"}, {"name": None, "signature": "def f()"}]}]},
 ])
 def test_expand_inverts_compact_on_unusual_values(partial: dict[str, Any]) -> None:
     """Only a value equal to the key's default (of the same type: 0 is not false, "" is not null) is dropped,
@@ -390,3 +400,13 @@ def test_every_answer_prints_non_ascii_text_as_it_is(make_repo: Callable[..., Gi
     assert '"caller": "m.use.g"' in outs["callers"].out
     assert '"name": "café"' in outs["outline"].out
     assert json.loads(outs["callers"].out)["symbol"] == json.loads(outs["impact"].out)["symbol"] == "m.defs.café"
+
+
+def test_repeated_fields_and_declared_names_are_written_once() -> None:
+    doc = expand({"schema": "graphguard.outline/1", "files": [{"path": "m.py", "definitions": [
+        {"kind": "function", "name": "f", "line": 1, "signature": "def f(x)"},
+        {"kind": "function", "name": "g", "line": 3, "signature": "def (x)"}]}]})
+    small = compact(doc)["f"][0]["df"]
+    assert small[0] == {"k": "function", "n": "f", "l": 1, "sn": "def (x)"}
+    assert small[1] == {"n": "g", "l": 3, "sig": "def (x)"}  # kind as before; a signature naming nothing is kept
+    assert expand(compact(doc)) == doc

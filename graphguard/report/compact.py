@@ -16,6 +16,7 @@ answers. Paths in answers are already relative to the repository's root; compact
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -23,6 +24,8 @@ from typing import Any
 #: Full key -> short key, for every key of every answer (docs/contract.md lists the same table).
 KEYS: Mapping[str, str] = MappingProxyType({
     "schema": "$",
+    "summary": "sm",
+    "ok_omitted": "ok",
     "head": "h",
     "base": "b",
     "compared": "cm",
@@ -155,6 +158,9 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
 })
+#: Fields of a list's entries dropped when they repeat the previous entry's (and restored from it): the callers of
+#: one file, of one function, with one reason follow each other. The first entry keeps the default rule.
+DITTO = frozenset({"path", "caller", "callee", "status", "reason", "distance", "direct", "via", "disclosure", "kind"})
 #: A field dropped when it equals another field of its object (and restored from it): a one-line call's end.
 SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
 
@@ -165,29 +171,29 @@ _FRESHNESS: dict[tuple[str, ...], tuple[str, ...]] = {("freshness",): ("head", "
 SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
     "graphguard.check/1": {
         **_FRESHNESS,
-        (): ("schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
-        ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "tests",
-                       "tests_omitted"),
+        (): ("summary", "schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
+        ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "ok_omitted",
+                       "tests", "tests_omitted"),
         ("changes", "callers"): ("path", "line", "end_line", "caller", "status", "reason", "kind", "resolution", "suppressed"),
         ("changes", "tests"): ("path", "line", "direct", "name", "distance"),
         ("warnings",): ("path", "message"),
     },
     "graphguard.context/1": {
         **_FRESHNESS,
-        (): ("schema", "command", "query", "profile", "head", "results", "stats"),
+        (): ("summary", "schema", "command", "query", "profile", "head", "results", "stats"),
         ("results",): ("path", "symbol", "line", "end_line", "score", "distance", "via", "disclosure", "tokens",
                        "truncated", "signals", "text"),
         ("stats",): ("seeds", "terms", "candidates", "stale_paths", "tokens", "budget", "elapsed_ms"),
     },
     "graphguard.callers/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "symbol", "path", "line", "signature", "callers"),
+        (): ("summary", "schema", "head", "symbol", "path", "line", "signature", "callers", "callers_omitted"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args"),
         ("callers", "args"): ("positional", "keywords", "star", "starstar"),
     },
     "graphguard.impact/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
+        (): ("summary", "schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
              "tests_omitted", "notes"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args", "distance", "callee"),
         ("callers", "args"): ("positional", "keywords", "star", "starstar"),
@@ -195,7 +201,7 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
     },
     "graphguard.outline/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
+        (): ("summary", "schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
         ("files",): ("path", "module", "docstring", "definitions"),
         ("files", "definitions"): ("kind", "name", "line", "end_line", "signature", "decorators", "docstring"),
         ("warnings",): ("path", "message"),
@@ -211,6 +217,31 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         ("warnings",): ("path", "message"),
     },
 })
+
+
+#: A definition's `signature` without the name it declares (`def (offset)` for `get_fixed_timezone`), under its
+#: own key: its entry's `name` gives the name back. Used only where it round-trips exactly.
+UNNAMED_SIGNATURE = "sn"
+_KEYWORDS = re.compile(r"(?:[a-z]+ )*")
+
+
+def _declared(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _unnamed(signature: str, name: str) -> str | None:
+    """`signature` without the name it declares after its keywords, or None when that does not round-trip."""
+    at = _KEYWORDS.match(signature).end()  # type: ignore[union-attr]  # matches the empty string anywhere
+    tail = _declared(name)
+    if not tail or not signature.startswith(tail, at):
+        return None
+    cut = signature[:at] + signature[at + len(tail):]
+    return cut if _named(cut, name) == signature else None
+
+
+def _named(cut: str, name: str) -> str:
+    at = _KEYWORDS.match(cut).end()  # type: ignore[union-attr]
+    return cut[:at] + _declared(name) + cut[at:]
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
@@ -233,24 +264,44 @@ def compact(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _compact_object(doc, (), shapes)
 
 
-def _droppable(obj: Mapping[str, Any], key: str, value: Any) -> bool:
+def _droppable(obj: Mapping[str, Any], key: str, value: Any, previous: Mapping[str, Any] | None) -> bool:
+    if previous is not None and key in DITTO and key in previous:
+        return _same(previous[key], value)  # after the first entry, a repeated value is dropped, a default is not
     if _is_default(key, value):
         return True
     other = SAME_AS.get(key)
-    return other is not None and other in obj and type(obj[other]) is type(value) and obj[other] == value
+    return other is not None and other in obj and _same(obj[other], value)
 
 
-def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]],
+                    previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
     fixed = shapes.get(place, ())
-    return {KEYS.get(k, k): _compact_value(v, (*place, k), shapes)
-            for k, v in obj.items() if not (k in fixed and _droppable(obj, k, v))}
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        if k in fixed and _droppable(obj, k, v, previous):
+            continue
+        cut = _unnamed(v, obj["name"]) if k == "signature" and isinstance(v, str) and isinstance(obj.get("name"), str) else None
+        if cut is not None:
+            out[UNNAMED_SIGNATURE] = cut
+        else:
+            out[KEYS.get(k, k)] = _compact_value(v, (*place, k), shapes)
+    return out
 
 
 def _compact_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
     if isinstance(value, Mapping):
         return _compact_object(value, place, shapes)
     if isinstance(value, (list, tuple)):
-        return [_compact_value(v, place, shapes) for v in value]
+        out = []
+        previous: Mapping[str, Any] | None = None
+        for v in value:
+            out.append(_compact_object(v, place, shapes, previous) if isinstance(v, Mapping) else _compact_value(v, place, shapes))
+            previous = v if isinstance(v, Mapping) else None
+        return out
     return value
 
 
@@ -261,13 +312,18 @@ def expand(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _expand_object(doc, (), shapes)
 
 
-def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
-    full = {_LONG.get(k, k): v for k, v in obj.items()}
+def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]],
+                   previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    full = {_LONG.get(k, k): v for k, v in obj.items() if k != UNNAMED_SIGNATURE}
+    if UNNAMED_SIGNATURE in obj and isinstance(full.get("name"), str):
+        full["signature"] = _named(obj[UNNAMED_SIGNATURE], full["name"])
     fixed = shapes.get(place, ())
     out: dict[str, Any] = {}
-    for k in fixed:  # the schema's order, the dropped defaults put back
+    for k in fixed:  # the schema's order, the dropped fields put back
         if k in full:
             out[k] = _expand_value(full.pop(k), (*place, k), shapes)
+        elif previous is not None and k in DITTO and k in previous:
+            out[k] = previous[k]
         elif k in SAME_AS and SAME_AS[k] in out:
             out[k] = out[SAME_AS[k]]
         elif k in DEFAULTS:
@@ -282,5 +338,11 @@ def _expand_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str,
     if isinstance(value, Mapping):
         return _expand_object(value, place, shapes)
     if isinstance(value, list):
-        return [_expand_value(v, place, shapes) for v in value]
+        out = []
+        previous: dict[str, Any] | None = None
+        for v in value:
+            item = _expand_object(v, place, shapes, previous) if isinstance(v, Mapping) else _expand_value(v, place, shapes)
+            out.append(item)
+            previous = item if isinstance(item, dict) else None
+        return out
     return value
