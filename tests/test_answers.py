@@ -173,8 +173,9 @@ def test_the_contract_documents_the_key_table() -> None:
     section = CONTRACT[CONTRACT.index("## Compact answers"):]
     rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*?) *\|$", section, re.MULTILINE)
     assert {full: short for full, short, _ in rows} == dict(KEYS)
-    assert {full: json.loads(d.strip("`")) for full, _, d in rows if d.startswith("`")} == dict(DEFAULTS)
-    assert {full: d.removeprefix("equal to ").strip("`") for full, _, d in rows if d.startswith("equal to")} == dict(SAME_AS)
+    defaults = {full: d.rpartition(" else ")[2] for full, _, d in rows}  # `null`; equal to `path` ..., else `null`
+    assert {full: json.loads(d.strip("`")) for full, d in defaults.items() if d.startswith("`")} == dict(DEFAULTS)
+    assert {full: m.group(1) for full, _, d in rows if (m := re.match(r"equal to `(\w+)`", d))} == dict(SAME_AS)
 
 
 @pytest.mark.parametrize("partial", [

@@ -162,7 +162,9 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
 #: one file, of one function, with one reason follow each other. The first entry keeps the default rule.
 DITTO = frozenset({"path", "caller", "callee", "status", "reason", "distance", "direct", "via", "disclosure", "kind"})
 #: A field dropped when it equals another field of its object (and restored from it): a one-line call's end.
-SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
+#: Where the object has that other field, this rule comes before the default: a test named by its file's path
+#: drops `name`, and a test with no name keeps `"name": null`.
+SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line", "name": "path"})
 
 #: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
 #: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
@@ -267,10 +269,10 @@ def compact(doc: Mapping[str, Any]) -> dict[str, Any]:
 def _droppable(obj: Mapping[str, Any], key: str, value: Any, previous: Mapping[str, Any] | None) -> bool:
     if previous is not None and key in DITTO and key in previous:
         return _same(previous[key], value)  # after the first entry, a repeated value is dropped, a default is not
-    if _is_default(key, value):
-        return True
     other = SAME_AS.get(key)
-    return other is not None and other in obj and _same(obj[other], value)
+    if other is not None and other in obj:
+        return _same(obj[other], value)
+    return _is_default(key, value)
 
 
 def _same(a: Any, b: Any) -> bool:
