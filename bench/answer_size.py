@@ -32,8 +32,8 @@ from typing import Any
 
 from common import git, one_commit_repo, sdist_tree
 
-from graphguard.report.compact import expand
 from graphguard.repo import ensure_current
+from graphguard.report.compact import expand
 from graphguard.server.session import Session
 from graphguard.server.tools import call
 
