@@ -192,6 +192,10 @@ def test_the_contract_documents_the_key_table() -> None:
                                                    {"path": "b.py", "kind": "call", "caller": None}, {"caller": "m.f"}]},
     {"schema": "graphguard.check/1", "changes": [{"callers": [{"status": "broken", "reason": "r"}, {"status": "ok", "reason": ""},
                                                               {"status": "ok", "reason": ""}], "ok_omitted": 0}]},
+    # Test ids without their file, the file written once.
+    {"schema": "graphguard.check/1", "changes": [{"tests": [
+        {"path": "t/a.py", "name": "t/a.py::test_x"}, {"path": "t/a.py", "name": "t/a.py::test_y"}, {"path": "t/a.py", "name": "t/a.py"},
+        {"path": "t/b.py", "name": "t/a.py::test_z"}, {"path": "t/b.py", "name": None}, {"path": "t/b.py", "name": "t/b.py::"}]}]},
     # A signature without its name only where it comes back exactly.
     {"schema": "graphguard.outline/1", "files": [{"definitions": [
         {"name": "f", "signature": "def f(x)"}, {"name": "C.m", "signature": "async def m(self)"},

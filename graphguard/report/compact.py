@@ -17,7 +17,8 @@ answers. Paths in answers are already relative to the repository's root; compact
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -221,9 +222,6 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
 })
 
 
-#: A definition's `signature` without the name it declares (`def (offset)` for `get_fixed_timezone`), under its
-#: own key: its entry's `name` gives the name back. Used only where it round-trips exactly.
-UNNAMED_SIGNATURE = "sn"
 _KEYWORDS = re.compile(r"(?:[a-z]+ )*")
 
 
@@ -232,18 +230,50 @@ def _declared(name: str) -> str:
 
 
 def _unnamed(signature: str, name: str) -> str | None:
-    """`signature` without the name it declares after its keywords, or None when that does not round-trip."""
+    """`signature` without the name it declares after its keywords (`def (offset)`)."""
     at = _KEYWORDS.match(signature).end()  # type: ignore[union-attr]  # matches the empty string anywhere
     tail = _declared(name)
-    if not tail or not signature.startswith(tail, at):
-        return None
-    cut = signature[:at] + signature[at + len(tail):]
-    return cut if _named(cut, name) == signature else None
+    return signature[:at] + signature[at + len(tail):] if tail and signature.startswith(tail, at) else None
 
 
 def _named(cut: str, name: str) -> str:
     at = _KEYWORDS.match(cut).end()  # type: ignore[union-attr]
     return cut[:at] + _declared(name) + cut[at:]
+
+
+def _in_file(name: str, path: str) -> str | None:
+    """A test id without its file (`test_x` for `tests/t.py::test_x`)."""
+    return name.removeprefix(path + "::") if name.startswith(path + "::") else None
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """A field written another way under its own short key, from another field of its object that gives it back:
+    used only where that round-trips exactly (the key says which way it is written, so nothing is guessed)."""
+
+    key: str  # the full key of the field
+    short: str  # the key it is written under
+    given: str  # the full key of the field that gives it back
+    cut: Callable[[str, str], str | None]
+    restore: Callable[[str, str], str]
+
+    def write(self, obj: Mapping[str, Any]) -> str | None:
+        value, given = obj.get(self.key), obj.get(self.given)
+        if not isinstance(value, str) or not isinstance(given, str):
+            return None
+        cut = self.cut(value, given)
+        return cut if cut is not None and self.restore(cut, given) == value else None
+
+
+#: In the order `expand` restores them (a field given by another is restored after it).
+ALTERNATES: tuple[Alternate, ...] = (
+    # A test's pytest id written without its file, which is the entry's `path`.
+    Alternate("name", "nt", "path", _in_file, lambda tail, path: f"{path}::{tail}"),
+    # A definition's signature without the name it declares, which ends its `name`.
+    Alternate("signature", "sn", "name", _unnamed, _named),
+)
+_ALTERNATE_OF = {a.key: a for a in ALTERNATES}
+_ALTERNATE_SHORT = frozenset(a.short for a in ALTERNATES)
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
@@ -286,9 +316,10 @@ def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapp
     for k, v in obj.items():
         if k in fixed and _droppable(obj, k, v, previous):
             continue
-        cut = _unnamed(v, obj["name"]) if k == "signature" and isinstance(v, str) and isinstance(obj.get("name"), str) else None
-        if cut is not None:
-            out[UNNAMED_SIGNATURE] = cut
+        alternate = _ALTERNATE_OF.get(k)
+        cut = alternate.write(obj) if alternate is not None else None
+        if alternate is not None and cut is not None:
+            out[alternate.short] = cut
         else:
             out[KEYS.get(k, k)] = _compact_value(v, (*place, k), shapes)
     return out
@@ -316,14 +347,15 @@ def expand(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]],
                    previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    full = {_LONG.get(k, k): v for k, v in obj.items() if k != UNNAMED_SIGNATURE}
-    if UNNAMED_SIGNATURE in obj and isinstance(full.get("name"), str):
-        full["signature"] = _named(obj[UNNAMED_SIGNATURE], full["name"])
+    full = {_LONG.get(k, k): v for k, v in obj.items() if k not in _ALTERNATE_SHORT}
+    written = {a.key: (a, obj[a.short]) for a in ALTERNATES if a.short in obj}
     fixed = shapes.get(place, ())
     out: dict[str, Any] = {}
     for k in fixed:  # the schema's order, the dropped fields put back
         if k in full:
             out[k] = _expand_value(full.pop(k), (*place, k), shapes)
+        elif k in written:
+            _restore(out, full, k, *written.pop(k))
         elif previous is not None and k in DITTO and k in previous:
             out[k] = previous[k]
         elif k in SAME_AS and SAME_AS[k] in out:
@@ -333,7 +365,16 @@ def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mappi
             out[k] = type(default)(default) if isinstance(default, (list, dict)) else default
     for k, v in full.items():
         out[k] = _expand_value(v, (*place, k), shapes)
+    for k, (alternate, cut) in written.items():
+        _restore(out, full, k, alternate, cut)
     return out
+
+
+def _restore(out: dict[str, Any], full: Mapping[str, Any], key: str, alternate: Alternate, cut: Any) -> None:
+    """An alternate's field from the field that gives it back (put back already, or as written)."""
+    given = out.get(alternate.given, full.get(alternate.given))
+    if isinstance(given, str) and isinstance(cut, str):
+        out[key] = alternate.restore(cut, given)
 
 
 def _expand_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
