@@ -412,6 +412,6 @@ def test_repeated_fields_and_declared_names_are_written_once() -> None:
         {"kind": "function", "name": "f", "line": 1, "signature": "def f(x)"},
         {"kind": "function", "name": "g", "line": 3, "signature": "def (x)"}]}]})
     small = compact(doc)["f"][0]["df"]
-    assert small[0] == {"k": "function", "n": "f", "l": 1, "sn": "def (x)"}
+    assert small[0] == {"k": "function", "n": "f", "sn": "def (x)"}  # line 1 is the default
     assert small[1] == {"n": "g", "l": 3, "sig": "def (x)"}  # kind as before; a signature naming nothing is kept
     assert expand(compact(doc)) == doc

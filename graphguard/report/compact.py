@@ -158,6 +158,8 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "signature": "", "module": "", "stale_paths": 0, "suppressed": None, "refresh_ms": 0,
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
+    # Most changes a check reports are of a signature; a whole test file (and a first import) is at line 1.
+    "change": "signature", "line": 1,
 })
 #: Fields of a list's entries dropped when they repeat the previous entry's (and restored from it): the callers of
 #: one file, of one function, with one reason follow each other. The first entry keeps the default rule.
