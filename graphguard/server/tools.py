@@ -262,7 +262,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "callers",
         "Call before changing a function's or class's signature, or to find how it is used: every call site and "
-        "reference of a symbol, with file, lines, the enclosing definition, how sure the resolution is, and the call as written.",
+        "reference of a symbol, with file, lines, the enclosing definition, how sure the resolution is, and the call as written "
+        "(the first `limit`, the rest counted; a one-line summary first).",
         {"symbol": _SYMBOL, "limit": _limit(CALLERS_LIMIT, "uses"), "verbose": _VERBOSE, "compact": _COMPACT},
         ("symbol",),
         _callers,
@@ -270,7 +271,8 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "impact",
-        "Call to size a change: the callers of a symbol, their callers to `depth` levels, and the tests that reach them.",
+        "Call to size a change: the callers of a symbol, their callers to `depth` levels, and the tests that reach them "
+        "(the nearest `limit` callers and 10 tests, the rest counted; a one-line summary first).",
         {"symbol": _SYMBOL, "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": 2,
                                       "description": "levels of callers to follow"},
          "limit": _limit(IMPACT_LIMIT, "callers, nearest first,"), "verbose": _VERBOSE, "compact": _COMPACT},
