@@ -100,11 +100,8 @@ def _check_cut(doc: Mapping[str, Any], shape: Shape) -> Document:
     return {**doc, "changes": changes}
 
 
-def _check_summary(doc: Mapping[str, Any], body: Mapping[str, Any]) -> str:
-    """`pass: 179 callers bind, 339 tests reach them (2 nearest listed)`; a block quotes its first broken sites."""
-    changes = doc["changes"]
-    if not changes:
-        return f"{doc['verdict']}: no interface changed" + (f"; {_plural(len(doc['warnings']), 'warning')}" if doc["warnings"] else "")
+def _sites(changes: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[str]]:
+    """The callers of all changes counted by status, and the first broken ones quoted (`path:line reason`)."""
     counts = {"broken": 0, "unknown": 0, "ok": 0}
     quoted: list[str] = []
     for ch in changes:
@@ -112,18 +109,29 @@ def _check_summary(doc: Mapping[str, Any], body: Mapping[str, Any]) -> str:
             counts[k["status"]] = counts.get(k["status"], 0) + 1
             if k["status"] == "broken" and len(quoted) < QUOTED_SITES:
                 quoted.append(f"{k['path']}:{k['line']} {k['reason']}".strip())
-    parts = [f"{_plural(counts['broken'], 'caller')} broken: " + "; ".join(quoted) +
-             (f"; +{counts['broken'] - len(quoted)} more" if counts["broken"] > len(quoted) else "")] if counts["broken"] else []
-    parts.append(f"{_plural(counts['ok'], 'caller')} {'binds' if counts['ok'] == 1 else 'bind'}")
+    return counts, quoted
+
+
+def _check_summary(doc: Mapping[str, Any], body: Mapping[str, Any]) -> str:
+    """`pass: 179 callers bind, 342 tests reach it (2 nearest listed)`; a block quotes its first broken sites."""
+    changes = doc["changes"]
+    warned = [_plural(len(doc["warnings"]), "warning")] if doc["warnings"] else []
+    if not changes:
+        return "; ".join([f"{doc['verdict']}: no interface changed", *warned])
+    counts, quoted = _sites(changes)
+    parts = []
+    if counts["broken"]:
+        more = counts["broken"] - len(quoted)
+        parts.append(f"{_plural(counts['broken'], 'caller')} broken: " + "; ".join(quoted) + (f"; +{more} more" if more else ""))
+    parts.append(_plural(counts["ok"], "caller binds", "callers bind"))
     if counts["unknown"]:
         parts.append(f"{counts['unknown']} undecidable")
     tests = sum(len(ch["tests"]) + ch["tests_omitted"] for ch in changes)
     listed = sum(len(ch["tests"]) for ch in body["changes"])
-    parts.append(f"{_plural(tests, 'test')} reach {'it' if len(changes) == 1 else 'them'}" + (f" ({listed} nearest listed)" if listed < tests else ""))
-    if doc["warnings"]:
-        parts.append(_plural(len(doc["warnings"]), "warning"))
+    parts.append(f"{_plural(tests, 'test')} reach {'it' if len(changes) == 1 else 'them'}"
+                 + (f" ({listed} nearest listed)" if listed < tests else ""))
     changed = f" {_plural(len(changes), 'interface change')};" if len(changes) > 1 else ""
-    return f"{doc['verdict']}:{changed} " + ", ".join(parts)
+    return f"{doc['verdict']}:{changed} " + ", ".join(parts + warned)
 
 
 # --- callers and impact ----------------------------------------------------------------------
