@@ -1,14 +1,19 @@
 """Compact answers (`--compact`, the MCP tools' `compact` argument): the same document in fewer tokens. Pure.
 
-Two rules, and their exact inverse (`expand`):
+These rules, and their exact inverse (`expand`):
 
 - every key is shortened by one fixed table, `KEYS`, whatever the schema and wherever the key sits
   (`path` -> `p`, `line` -> `l`, ...); a key the table does not know is kept as it is, and no short
   key is also a full key, so a reader can always tell which is which;
 - a field is dropped when it holds its documented default (`DEFAULTS`: null, an empty list, object
-  or string; for a few counters 0 or false; `kind` "call" and `resolution` "exact"), or, for
-  `end_line`, when it equals `line` (`SAME_AS`), but only in an object whose keys the schema fixes
-  (`SHAPES`): there `expand` puts the value back. Anywhere else nothing is dropped.
+  or string; for a few counters 0 or false; `kind` "call", `resolution` "exact", `change` "signature",
+  `line` 1), or when it equals another field of its object (`SAME_AS`: `end_line` its `line`, a test's
+  `name` its `path`), or, in a list, when it repeats the previous entry's (`DITTO`: the callers of one
+  file follow each other), but only in an object whose keys the schema fixes (`SHAPES`): there
+  `expand` puts the value back. Anywhere else nothing is dropped;
+- a field another field gives back is written shorter under a key of its own (`ALTERNATES`: a test's
+  pytest id without its file, an outline signature without its definition's name), only where that
+  round-trips.
 
 So `expand(compact(doc)) == doc` for every answer: nothing is lost, the test suite checks it on real
 answers. Paths in answers are already relative to the repository's root; compact keeps values as they are.
