@@ -275,7 +275,7 @@ class Alternate:
 #: In the order `expand` restores them (a field given by another is restored after it).
 ALTERNATES: tuple[Alternate, ...] = (
     # A test's pytest id written without its file, which is the entry's `path`.
-    Alternate("name", "nt", "path", _in_file, lambda tail, path: f"{path}::{tail}"),
+    Alternate("name", "nf", "path", _in_file, lambda tail, path: f"{path}::{tail}"),
     # A definition's signature without the name it declares, which ends its `name`.
     Alternate("signature", "sn", "name", _unnamed, _named),
 )
