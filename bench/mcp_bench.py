@@ -198,7 +198,9 @@ def timed(c: Client, root: str, runs: int) -> dict[str, list[float]]:
 
 
 def comparable(doc: dict[str, Any]) -> dict[str, Any]:
+    """A verbose answer without its summary is the CLI's document."""
     doc = dict(doc)
+    doc.pop("summary", None)
     doc.pop("head", None) if doc.get("schema") == "graphguard.callers/1" else None
     doc.pop("freshness", None)  # the server's refresh and the CLI's differ: the answers must not
     if "stats" in doc:
@@ -210,7 +212,7 @@ def verify(c: Client, root: str, where: str) -> int:
     """The server's answers against fresh CLI runs; the number of differences (printed)."""
     bad = 0
     head = git(root, "rev-parse", "HEAD")
-    _, served = c.call("callers", {"symbol": CALLERS_OF})
+    _, served = c.call("callers", {"symbol": CALLERS_OF, "verbose": True})
     if served["head"] != head:
         print(f"  {where}: callers describes {served['head'][:12]}, HEAD is {head[:12]}")
         bad += 1
@@ -218,7 +220,7 @@ def verify(c: Client, root: str, where: str) -> int:
         print(f"  {where}: callers differs from the CLI's")
         bad += 1
     proposal = signature_change(root)
-    _, checked = c.call("check_edit", {"files": {TZ: proposal}})
+    _, checked = c.call("check_edit", {"files": {TZ: proposal}, "verbose": True})
     fresh = cli(root, "check", f"--proposed={TZ}", stdin=proposal.encode())
     if checked["base"] != head or comparable(checked) != comparable(fresh):
         print(f"  {where}: check_edit differs from check --proposed")

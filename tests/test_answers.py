@@ -13,7 +13,7 @@ import pytest
 from graphguard.answers import callers, check, context, impact, outline, stats
 from graphguard.errors import GraphguardError
 from graphguard.repo import ensure_current, open_repo
-from graphguard.report.compact import DEFAULTS, KEYS, SAME_AS, SHAPES, compact, dumps, expand
+from graphguard.report.compact import ALTERNATES, DEFAULTS, KEYS, SAME_AS, SHAPES, compact, dumps, expand
 from tests.helpers import GitRepo, Result
 
 CONTRACT = (Path(__file__).resolve().parent.parent / "docs" / "contract.md").read_text(encoding="utf-8")
@@ -160,7 +160,7 @@ def test_compact_is_smaller_on_a_check_with_callers(broken: GitRepo, graphguard:
 
 
 def test_the_key_table_is_one_to_one_and_short_keys_are_never_full_keys() -> None:
-    shorts = list(KEYS.values())
+    shorts = list(KEYS.values()) + [a.short for a in ALTERNATES]  # an alternate's key is a short key of its own
     assert len(set(shorts)) == len(shorts)
     assert not set(shorts) & set(KEYS)
     assert set(DEFAULTS) <= set(KEYS)
@@ -173,8 +173,9 @@ def test_the_contract_documents_the_key_table() -> None:
     section = CONTRACT[CONTRACT.index("## Compact answers"):]
     rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*?) *\|$", section, re.MULTILINE)
     assert {full: short for full, short, _ in rows} == dict(KEYS)
-    assert {full: json.loads(d.strip("`")) for full, _, d in rows if d.startswith("`")} == dict(DEFAULTS)
-    assert {full: d.removeprefix("equal to ").strip("`") for full, _, d in rows if d.startswith("equal to")} == dict(SAME_AS)
+    defaults = {full: d.rpartition(" else ")[2] for full, _, d in rows}  # `null`; equal to `path` ..., else `null`
+    assert {full: json.loads(d.strip("`")) for full, d in defaults.items() if d.startswith("`")} == dict(DEFAULTS)
+    assert {full: m.group(1) for full, _, d in rows if (m := re.match(r"equal to `(\w+)`", d))} == dict(SAME_AS)
 
 
 @pytest.mark.parametrize("partial", [
@@ -186,6 +187,20 @@ def test_the_contract_documents_the_key_table() -> None:
     {"schema": "graphguard.outline/1", "files": [{"docstring": "", "definitions": [{"decorators": [], "docstring": None}]}]},
     {"schema": "graphguard.context/1", "results": [{"text": "", "signals": {"text": 0.0}}], "stats": {"budget": None}},
     {"path": "no schema", "warnings": []},
+    # A repeated field after the first entry is dropped; a default after a different value is kept.
+    {"schema": "graphguard.callers/1", "callers": [{"path": "a.py", "kind": "import"}, {"path": "a.py", "kind": "call"},
+                                                   {"path": "b.py", "kind": "call", "caller": None}, {"caller": "m.f"}]},
+    {"schema": "graphguard.check/1", "changes": [{"callers": [{"status": "broken", "reason": "r"}, {"status": "ok", "reason": ""},
+                                                              {"status": "ok", "reason": ""}], "ok_omitted": 0}]},
+    # Test ids without their file, the file written once.
+    {"schema": "graphguard.check/1", "changes": [{"tests": [
+        {"path": "t/a.py", "name": "t/a.py::test_x"}, {"path": "t/a.py", "name": "t/a.py::test_y"}, {"path": "t/a.py", "name": "t/a.py"},
+        {"path": "t/b.py", "name": "t/a.py::test_z"}, {"path": "t/b.py", "name": None}, {"path": "t/b.py", "name": "t/b.py::"}]}]},
+    # A signature without its name only where it comes back exactly.
+    {"schema": "graphguard.outline/1", "files": [{"definitions": [
+        {"name": "f", "signature": "def f(x)"}, {"name": "C.m", "signature": "async def m(self)"},
+        {"name": "g", "signature": "def (x)"}, {"name": "def", "signature": "def def()"}, {"name": "h", "signature": "class H"},
+        {"name": "", "signature": "def (y)"}, {"name": "k", "signature": "kk k()"}, {"name": None, "signature": "def f()"}]}]},
 ])
 def test_expand_inverts_compact_on_unusual_values(partial: dict[str, Any]) -> None:
     """Only a value equal to the key's default (of the same type: 0 is not false, "" is not null) is dropped,
@@ -390,3 +405,13 @@ def test_every_answer_prints_non_ascii_text_as_it_is(make_repo: Callable[..., Gi
     assert '"caller": "m.use.g"' in outs["callers"].out
     assert '"name": "café"' in outs["outline"].out
     assert json.loads(outs["callers"].out)["symbol"] == json.loads(outs["impact"].out)["symbol"] == "m.defs.café"
+
+
+def test_repeated_fields_and_declared_names_are_written_once() -> None:
+    doc = expand({"schema": "graphguard.outline/1", "files": [{"path": "m.py", "definitions": [
+        {"kind": "function", "name": "f", "line": 1, "signature": "def f(x)"},
+        {"kind": "function", "name": "g", "line": 3, "signature": "def (x)"}]}]})
+    small = compact(doc)["f"][0]["df"]
+    assert small[0] == {"k": "function", "n": "f", "sn": "def (x)"}  # line 1 is the default
+    assert small[1] == {"n": "g", "l": 3, "sig": "def (x)"}  # kind as before; a signature naming nothing is kept
+    assert expand(compact(doc)) == doc

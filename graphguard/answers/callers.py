@@ -42,7 +42,7 @@ def callers_answer(repo: Repo, symbol: str) -> CallersAnswer:
     uses = graph.uses_of(sym.qualname)
     maybe = unresolved(graph, sym, uses)
     return CallersAnswer(graph_head(repo), sym.qualname, sym.path, sym.line, sym.signature,
-                         tuple(use_entry(u) for u in uses), maybe.to_json() if maybe else None)
+                         tuple(use_entry(u) for u in uses), no_resolved_callers=maybe.to_json() if maybe else None)
 
 
 def callers_document(repo: Repo, symbol: str) -> dict[str, Any]:

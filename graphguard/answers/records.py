@@ -51,6 +51,8 @@ class CallersAnswer(_Answer):
     line: int
     signature: str
     callers: tuple[Entry, ...]
+    #: Uses left out of `callers` (the CLI lists them all; an MCP answer lists the first `limit`).
+    callers_omitted: int = 0
     # When no call or reference resolved to the symbol: what still might reach it (answers/reach); None otherwise.
     no_resolved_callers: Entry | None = None
 

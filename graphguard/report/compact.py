@@ -1,14 +1,19 @@
 """Compact answers (`--compact`, the MCP tools' `compact` argument): the same document in fewer tokens. Pure.
 
-Two rules, and their exact inverse (`expand`):
+These rules, and their exact inverse (`expand`):
 
 - every key is shortened by one fixed table, `KEYS`, whatever the schema and wherever the key sits
   (`path` -> `p`, `line` -> `l`, ...); a key the table does not know is kept as it is, and no short
   key is also a full key, so a reader can always tell which is which;
 - a field is dropped when it holds its documented default (`DEFAULTS`: null, an empty list, object
-  or string; for a few counters 0 or false; `kind` "call" and `resolution` "exact"), or, for
-  `end_line`, when it equals `line` (`SAME_AS`), but only in an object whose keys the schema fixes
-  (`SHAPES`): there `expand` puts the value back. Anywhere else nothing is dropped.
+  or string; for a few counters 0 or false; `kind` "call", `resolution` "exact", `change` "signature",
+  `line` 1), or when it equals another field of its object (`SAME_AS`: `end_line` its `line`, a test's
+  `name` its `path`), or, in a list, when it repeats the previous entry's (`DITTO`: the callers of one
+  file follow each other), but only in an object whose keys the schema fixes (`SHAPES`): there
+  `expand` puts the value back. Anywhere else nothing is dropped;
+- a field another field gives back is written shorter under a key of its own (`ALTERNATES`: a test's
+  pytest id without its file, an outline signature without its definition's name), only where that
+  round-trips.
 
 So `expand(compact(doc)) == doc` for every answer: nothing is lost, the test suite checks it on real
 answers. Paths in answers are already relative to the repository's root; compact keeps values as they are.
@@ -16,13 +21,17 @@ answers. Paths in answers are already relative to the repository's root; compact
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 #: Full key -> short key, for every key of every answer (docs/contract.md lists the same table).
 KEYS: Mapping[str, str] = MappingProxyType({
     "schema": "$",
+    "summary": "sm",
+    "ok_omitted": "ok",
     "head": "h",
     "base": "b",
     "compared": "cm",
@@ -154,9 +163,16 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "signature": "", "module": "", "stale_paths": 0, "suppressed": None, "refresh_ms": 0,
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
+    # Most changes a check reports are of a signature; a whole test file (and a first import) is at line 1.
+    "change": "signature", "line": 1,
 })
+#: Fields of a list's entries dropped when they repeat the previous entry's (and restored from it): the callers of
+#: one file, of one function, with one reason follow each other. The first entry keeps the default rule.
+DITTO = frozenset({"path", "caller", "callee", "status", "reason", "distance", "direct", "via", "disclosure", "kind"})
 #: A field dropped when it equals another field of its object (and restored from it): a one-line call's end.
-SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line"})
+#: Where the object has that other field, this rule comes before the default: a test named by its file's path
+#: drops `name`, and a test with no name keeps `"name": null`.
+SAME_AS: Mapping[str, str] = MappingProxyType({"end_line": "line", "name": "path"})
 
 #: Per schema, the objects whose keys are fixed, by their place (the keys leading there from the document's
 #: root; a list adds nothing), each with its keys in order. Only there are defaults dropped and restored.
@@ -165,29 +181,29 @@ _FRESHNESS: dict[tuple[str, ...], tuple[str, ...]] = {("freshness",): ("head", "
 SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyType({
     "graphguard.check/1": {
         **_FRESHNESS,
-        (): ("schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
-        ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "tests",
-                       "tests_omitted"),
+        (): ("summary", "schema", "base", "head", "compared", "verdict", "changes", "warnings", "notes", "stats"),
+        ("changes",): ("symbol", "path", "line", "change", "breaking", "ignored", "before", "after", "callers", "ok_omitted",
+                       "tests", "tests_omitted"),
         ("changes", "callers"): ("path", "line", "end_line", "caller", "status", "reason", "kind", "resolution", "suppressed"),
         ("changes", "tests"): ("path", "line", "direct", "name", "distance"),
         ("warnings",): ("path", "message"),
     },
     "graphguard.context/1": {
         **_FRESHNESS,
-        (): ("schema", "command", "query", "profile", "head", "results", "stats"),
+        (): ("summary", "schema", "command", "query", "profile", "head", "results", "stats"),
         ("results",): ("path", "symbol", "line", "end_line", "score", "distance", "via", "disclosure", "tokens",
                        "truncated", "signals", "text"),
         ("stats",): ("seeds", "terms", "candidates", "stale_paths", "tokens", "budget", "elapsed_ms"),
     },
     "graphguard.callers/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "symbol", "path", "line", "signature", "callers"),
+        (): ("summary", "schema", "head", "symbol", "path", "line", "signature", "callers", "callers_omitted"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args"),
         ("callers", "args"): ("positional", "keywords", "star", "starstar"),
     },
     "graphguard.impact/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
+        (): ("summary", "schema", "head", "symbol", "path", "line", "signature", "depth", "callers", "callers_omitted", "tests",
              "tests_omitted", "notes"),
         ("callers",): ("path", "line", "end_line", "caller", "kind", "resolution", "text", "args", "distance", "callee"),
         ("callers", "args"): ("positional", "keywords", "star", "starstar"),
@@ -195,7 +211,7 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
     },
     "graphguard.outline/1": {
         **_FRESHNESS,
-        (): ("schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
+        (): ("summary", "schema", "head", "files", "files_omitted", "definitions_omitted", "notes", "warnings"),
         ("files",): ("path", "module", "docstring", "definitions"),
         ("files", "definitions"): ("kind", "name", "line", "end_line", "signature", "decorators", "docstring"),
         ("warnings",): ("path", "message"),
@@ -211,6 +227,60 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         ("warnings",): ("path", "message"),
     },
 })
+
+
+_KEYWORDS = re.compile(r"(?:[a-z]+ )*")
+
+
+def _declared(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _unnamed(signature: str, name: str) -> str | None:
+    """`signature` without the name it declares after its keywords (`def (offset)`)."""
+    at = _KEYWORDS.match(signature).end()  # type: ignore[union-attr]  # matches the empty string anywhere
+    tail = _declared(name)
+    return signature[:at] + signature[at + len(tail):] if tail and signature.startswith(tail, at) else None
+
+
+def _named(cut: str, name: str) -> str:
+    at = _KEYWORDS.match(cut).end()  # type: ignore[union-attr]
+    return cut[:at] + _declared(name) + cut[at:]
+
+
+def _in_file(name: str, path: str) -> str | None:
+    """A test id without its file (`test_x` for `tests/t.py::test_x`)."""
+    return name.removeprefix(path + "::") if name.startswith(path + "::") else None
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """A field written another way under its own short key, from another field of its object that gives it back:
+    used only where that round-trips exactly (the key says which way it is written, so nothing is guessed)."""
+
+    key: str  # the full key of the field
+    short: str  # the key it is written under
+    given: str  # the full key of the field that gives it back
+    cut: Callable[[str, str], str | None]
+    restore: Callable[[str, str], str]
+
+    def write(self, obj: Mapping[str, Any]) -> str | None:
+        value, given = obj.get(self.key), obj.get(self.given)
+        if not isinstance(value, str) or not isinstance(given, str):
+            return None
+        cut = self.cut(value, given)
+        return cut if cut is not None and self.restore(cut, given) == value else None
+
+
+#: In the order `expand` restores them (a field given by another is restored after it).
+ALTERNATES: tuple[Alternate, ...] = (
+    # A test's pytest id written without its file, which is the entry's `path`.
+    Alternate("name", "nf", "path", _in_file, lambda tail, path: f"{path}::{tail}"),
+    # A definition's signature without the name it declares, which ends its `name`.
+    Alternate("signature", "sn", "name", _unnamed, _named),
+)
+_ALTERNATE_OF = {a.key: a for a in ALTERNATES}
+_ALTERNATE_SHORT = frozenset(a.short for a in ALTERNATES)
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
@@ -233,24 +303,45 @@ def compact(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _compact_object(doc, (), shapes)
 
 
-def _droppable(obj: Mapping[str, Any], key: str, value: Any) -> bool:
-    if _is_default(key, value):
-        return True
+def _droppable(obj: Mapping[str, Any], key: str, value: Any, previous: Mapping[str, Any] | None) -> bool:
+    if previous is not None and key in DITTO and key in previous:
+        return _same(previous[key], value)  # after the first entry, a repeated value is dropped, a default is not
     other = SAME_AS.get(key)
-    return other is not None and other in obj and type(obj[other]) is type(value) and obj[other] == value
+    if other is not None and other in obj:
+        return _same(obj[other], value)
+    return _is_default(key, value)
 
 
-def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _compact_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]],
+                    previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
     fixed = shapes.get(place, ())
-    return {KEYS.get(k, k): _compact_value(v, (*place, k), shapes)
-            for k, v in obj.items() if not (k in fixed and _droppable(obj, k, v))}
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        if k in fixed and _droppable(obj, k, v, previous):
+            continue
+        alternate = _ALTERNATE_OF.get(k)
+        cut = alternate.write(obj) if alternate is not None else None
+        if alternate is not None and cut is not None:
+            out[alternate.short] = cut
+        else:
+            out[KEYS.get(k, k)] = _compact_value(v, (*place, k), shapes)
+    return out
 
 
 def _compact_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
     if isinstance(value, Mapping):
         return _compact_object(value, place, shapes)
     if isinstance(value, (list, tuple)):
-        return [_compact_value(v, place, shapes) for v in value]
+        out = []
+        previous: Mapping[str, Any] | None = None
+        for v in value:
+            out.append(_compact_object(v, place, shapes, previous) if isinstance(v, Mapping) else _compact_value(v, place, shapes))
+            previous = v if isinstance(v, Mapping) else None
+        return out
     return value
 
 
@@ -261,13 +352,19 @@ def expand(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _expand_object(doc, (), shapes)
 
 
-def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> dict[str, Any]:
-    full = {_LONG.get(k, k): v for k, v in obj.items()}
+def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]],
+                   previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    full = {_LONG.get(k, k): v for k, v in obj.items() if k not in _ALTERNATE_SHORT}
+    written = {a.key: (a, obj[a.short]) for a in ALTERNATES if a.short in obj}
     fixed = shapes.get(place, ())
     out: dict[str, Any] = {}
-    for k in fixed:  # the schema's order, the dropped defaults put back
+    for k in fixed:  # the schema's order, the dropped fields put back
         if k in full:
             out[k] = _expand_value(full.pop(k), (*place, k), shapes)
+        elif k in written:
+            _restore(out, full, k, *written.pop(k))
+        elif previous is not None and k in DITTO and k in previous:
+            out[k] = previous[k]
         elif k in SAME_AS and SAME_AS[k] in out:
             out[k] = out[SAME_AS[k]]
         elif k in DEFAULTS:
@@ -275,12 +372,27 @@ def _expand_object(obj: Mapping[str, Any], place: tuple[str, ...], shapes: Mappi
             out[k] = type(default)(default) if isinstance(default, (list, dict)) else default
     for k, v in full.items():
         out[k] = _expand_value(v, (*place, k), shapes)
+    for k, (alternate, cut) in written.items():
+        _restore(out, full, k, alternate, cut)
     return out
+
+
+def _restore(out: dict[str, Any], full: Mapping[str, Any], key: str, alternate: Alternate, cut: Any) -> None:
+    """An alternate's field from the field that gives it back (put back already, or as written)."""
+    given = out.get(alternate.given, full.get(alternate.given))
+    if isinstance(given, str) and isinstance(cut, str):
+        out[key] = alternate.restore(cut, given)
 
 
 def _expand_value(value: Any, place: tuple[str, ...], shapes: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
     if isinstance(value, Mapping):
         return _expand_object(value, place, shapes)
     if isinstance(value, list):
-        return [_expand_value(v, place, shapes) for v in value]
+        out = []
+        previous: dict[str, Any] | None = None
+        for v in value:
+            item = _expand_object(v, place, shapes, previous) if isinstance(v, Mapping) else _expand_value(v, place, shapes)
+            out.append(item)
+            previous = item if isinstance(item, dict) else None
+        return out
     return value

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from graphguard.answers.shape import CALLERS_LIMIT, IMPACT_LIMIT, Shape, shaped
 from graphguard.errors import GraphguardError
 from graphguard.freshness import with_freshness
 from graphguard.retrieval.rank import AUTO, CHOICES, PROFILES
@@ -39,6 +40,8 @@ class Tool:
     properties: Mapping[str, Any]
     required: tuple[str, ...]
     answer: Callable[[Session, Arguments], Document]
+    #: Whether `limit` bounds the listed callers of the answer (callers, impact), not what the tool computes (context).
+    limits_entries: bool = False
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -210,6 +213,16 @@ def _outline(session: Session, args: Arguments) -> Document:
 
 _COMPACT = {"type": "boolean", "default": False,
             "description": "answer with short keys, relative paths and no empty fields (fewer tokens; the key table is in graphguard's docs/contract.md)"}
+_VERBOSE = {"type": "boolean", "default": False,
+            "description": "the whole answer (every caller that still binds, every test): by default only what to act on"
+                           " is listed (broken and undecidable callers, the nearest tests) and the rest is counted"}
+
+
+def _limit(default: int, what: str) -> dict[str, Any]:
+    return {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": default,
+            "description": f"at most this many {what} listed (the rest counted); verbose: true lists all"}
+
+
 _SYMBOL = {"type": "string", "description": "dotted name as imported or as defined: pkg.mod.func, pkg.mod.Class.method"}
 _RETRIEVAL = {
     "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "default": 8000,
@@ -226,12 +239,13 @@ TOOLS: tuple[Tool, ...] = (
         "check_edit",
         "Call BEFORE writing changes to Python files: checks the repository as if the given files held the proposed "
         "contents (on top of the working tree) and the listed files were deleted, without writing anything. Answers "
-        "verdict 'pass' (safe to write) or 'block', every changed interface, every caller that would break (with the "
-        "reason), callers whose binding cannot be decided, and the tests to run. Send the full new content of each file.",
+        "verdict 'pass' (safe to write) or 'block' and a one-line summary first, then every changed interface, every caller "
+        "that would break (with the reason), callers whose binding cannot be decided, the count of those that still bind "
+        "(verbose: true lists them) and the nearest tests to run. Send the full new content of each file.",
         {"files": {"type": "object", "additionalProperties": {"type": "string"},
                    "description": "path relative to the repository root -> the file's proposed full content"},
          "deleted": {"type": "array", "items": {"type": "string"}, "description": "paths proposed for deletion"},
-         "compact": _COMPACT},
+         "verbose": _VERBOSE, "compact": _COMPACT},
         (),
         _check_edit,
     ),
@@ -241,32 +255,36 @@ TOOLS: tuple[Tool, ...] = (
         "against HEAD, as the pre-commit hook will. Same answer as check_edit.",
         {"mode": {"type": "string", "enum": ["worktree", "staged"], "default": "worktree",
                   "description": "worktree: every uncommitted change; staged: what `git commit` would commit"},
-         "compact": _COMPACT},
+         "verbose": _VERBOSE, "compact": _COMPACT},
         (),
         _check,
     ),
     Tool(
         "callers",
         "Call before changing a function's or class's signature, or to find how it is used: every call site and "
-        "reference of a symbol, with file, lines, the enclosing definition, how sure the resolution is, and the call as written.",
-        {"symbol": _SYMBOL, "compact": _COMPACT},
+        "reference of a symbol, with file, lines, the enclosing definition, how sure the resolution is, and the call as written "
+        "(the first `limit`, the rest counted; a one-line summary first).",
+        {"symbol": _SYMBOL, "limit": _limit(CALLERS_LIMIT, "uses"), "verbose": _VERBOSE, "compact": _COMPACT},
         ("symbol",),
         _callers,
+        limits_entries=True,
     ),
     Tool(
         "impact",
-        "Call to size a change: the callers of a symbol, their callers to `depth` levels, and the tests that reach them.",
+        "Call to size a change: the callers of a symbol, their callers to `depth` levels, and the tests that reach them "
+        "(the nearest `limit` callers and 10 tests, the rest counted; a one-line summary first).",
         {"symbol": _SYMBOL, "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": 2,
                                       "description": "levels of callers to follow"},
-         "compact": _COMPACT},
+         "limit": _limit(IMPACT_LIMIT, "callers, nearest first,"), "verbose": _VERBOSE, "compact": _COMPACT},
         ("symbol",),
         _impact,
+        limits_entries=True,
     ),
     Tool(
         "context",
         "Call at the start of a task, before reading files: the files and definitions most relevant to a task "
         "described in words (an issue, a bug report), ranked, with their source within a token budget.",
-        {"task": {"type": "string", "description": "the task in words"}, **_RETRIEVAL, "compact": _COMPACT},
+        {"task": {"type": "string", "description": "the task in words"}, **_RETRIEVAL, "verbose": _VERBOSE, "compact": _COMPACT},
         ("task",),
         _context,
     ),
@@ -276,7 +294,7 @@ TOOLS: tuple[Tool, ...] = (
         "them, their tests, files changed with them), ranked, with source within a token budget.",
         {"targets": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                      "description": "paths relative to the repository root, or dotted symbols"},
-         **_RETRIEVAL, "compact": _COMPACT},
+         **_RETRIEVAL, "verbose": _VERBOSE, "compact": _COMPACT},
         ("targets",),
         _related,
     ),
@@ -286,13 +304,19 @@ TOOLS: tuple[Tool, ...] = (
         "line, signature and the first line of the docstring; no bodies.",
         {"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                    "description": "files or package folders, relative to the repository root"},
-         "compact": _COMPACT},
+         "verbose": _VERBOSE, "compact": _COMPACT},
         ("paths",),
         _outline,
     ),
 )
 
 BY_NAME: dict[str, Tool] = {t.name: t for t in TOOLS}
+
+
+def _shape(tool: Tool, args: Arguments) -> Shape:
+    """How much of the answer to list: `verbose`, and `limit` where it bounds the listed entries (else the tool's own)."""
+    limit = _int(args, "limit", 1, 1, MAX_LIMIT) if tool.limits_entries and "limit" in args else None
+    return Shape(verbose=_bool(args, "verbose"), limit=limit)
 
 
 def call(session: Session, name: str, arguments: Arguments | None) -> Document:
@@ -303,7 +327,7 @@ def call(session: Session, name: str, arguments: Arguments | None) -> Document:
     args = arguments or {}
     _unknown_arguments(tool, args)
     compact = _bool(args, "compact")
-    doc = with_freshness(tool.answer(session, args), session.answered())
+    doc = shaped(with_freshness(tool.answer(session, args), session.answered()), _shape(tool, args))
     if compact:
         from graphguard.report.compact import compact as shorten
 
