@@ -6,7 +6,8 @@ full document (what the CLI prints with `--format json`, what `verbose: true` an
 first, and
 
 - check: per change, the `broken` and `unknown` callers in full, the `ok` ones counted (`ok_omitted`), the tests
-  at the nearest distance, at most `NEAREST_TESTS` (the rest added to `tests_omitted`);
+  at the nearest distance, at most `NEAREST_TESTS` (the rest added to `tests_omitted`); a change that every caller
+  binds gives only its nearest test and leaves out `before`/`after`;
 - callers: the first `limit` uses (`CALLERS_LIMIT`), the rest counted (`callers_omitted`);
 - impact: the `limit` nearest callers (`IMPACT_LIMIT`), the rest added to `callers_omitted`, and the
   `IMPACT_TESTS` nearest tests, the rest added to `tests_omitted`;
@@ -34,6 +35,8 @@ CALLERS_LIMIT = 100
 #: Callers listed in an impact answer by default, nearest first; and its tests.
 IMPACT_LIMIT = 50
 IMPACT_TESTS = 10
+#: What a change every caller binds leaves out of the default answer.
+SETTLED_OMITS = frozenset({"before", "after"})
 #: Sites quoted in a check's summary line; the rest are counted.
 QUOTED_SITES = 3
 #: The summary stays one short line whatever it quotes.
@@ -84,9 +87,14 @@ def _check_cut(doc: Mapping[str, Any], shape: Shape) -> Document:
     changes = []
     for ch in doc["changes"]:
         listed = [k for k in ch["callers"] if k["status"] != "ok"]
-        tests = nearest(ch["tests"], NEAREST_TESTS, closest_only=True)
+        # A change every caller binds leaves the agent nothing to act on: its signatures (the agent wrote the new
+        # one) and all but its nearest test are in the verbose answer, so a pass stays a line whatever it reaches.
+        settled = not listed
+        tests = nearest(ch["tests"], 1 if settled else NEAREST_TESTS, closest_only=True)
         out: Document = {}
         for key, value in ch.items():
+            if settled and key in SETTLED_OMITS:
+                continue
             if key == "callers":
                 out["callers"] = listed
                 out["ok_omitted"] = len(ch["callers"]) - len(listed)

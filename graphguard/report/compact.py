@@ -155,7 +155,9 @@ _LONG: Mapping[str, str] = MappingProxyType({short: full for full, short in KEYS
 
 #: The value a field is dropped at (and restored to), by key. `bool` and `int` are told apart (False != 0 here).
 DEFAULTS: Mapping[str, Any] = MappingProxyType({
-    "base": None, "head": None, "changes": [], "breaking": [], "ignored": [], "before": None, "after": None,
+    "base": None, "head": None, "changes": [], "breaking": [], "ignored": [],
+    # No default for `before`/`after`: a null one (an added definition) is written, so an absent one (the agent's
+    # answer leaves them out of a change every caller binds) expands to absent.
     "callers": [], "reason": "", "tests": [], "name": None, "tests_omitted": 0, "warnings": [], "notes": [],
     "signals": {}, "text": "", "truncated": False, "seeds": [], "terms": [], "budget": None, "args": None,
     "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
