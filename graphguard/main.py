@@ -96,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                                                              " directory; default: every file)")
     p = command("outline", "the definitions of files or package folders: signatures and docstrings, no bodies")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (relative to the repository, or to the current directory)")
-    from graphguard.retrieval.rank import AUTO, CHOICES
+    from graphguard.retrieval.kinds import AUTO, CHOICES
 
     for name, about, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
                              ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
