@@ -131,7 +131,7 @@ def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Foun
     qual, changed = ic.qualname, overlay.changed
     resolver = overlay.old_resolver()
     for p in _candidates(overlay, qual):
-        if p not in overlay.old_map.primary:
+        if p not in overlay.old_map.primary or (overlay.sites_in is not None and p not in overlay.sites_in):
             continue
         for s in resolver.resolve_file(p).sites:
             if qual in (s.target, s.init_target) or _limited(s, qual):
