@@ -57,6 +57,7 @@ class Overlay:
     shared_infos: InfoCache | None = None  # the old side's ModuleInfo, when comparisons share it (check.assemble.OldSides)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
+    _old_resolver: Resolver | None = None
     _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->
 
     @functools.cached_property
@@ -140,9 +141,13 @@ class Overlay:
         return self.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
-        from graphguard.languages.python.resolver import Resolver
+        """One for the whole check, as new_resolver: what it memoises (a module's attributes, a class's members)
+        serves every file it resolves (a merge's 20 changed files' old versions each made their own)."""
+        if self._old_resolver is None:
+            from graphguard.languages.python.resolver import Resolver
 
-        return Resolver(self.old_map, self.old_facts, self.infos)
+            self._old_resolver = Resolver(self.old_map, self.old_facts, self.infos)
+        return self._old_resolver
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:
