@@ -11,7 +11,8 @@ runs, as the first hook starts it) and in the hook's own process (GRAPHGUARD_AGE
 signature changed (denied: the check walks every caller), an Edit of a file graphguard does not
 read (allowed before the graph is opened), and the Stop hook over a clean working tree. Prints, per
 case and mode, the median and p90 of wall time, the median CPU time of the hook process and its git
-children, and (served) the server's CPU time for the answer, read from /proc (its git children too),
+children with (served) the server's CPU time for the answer, read from /proc (its git children too), the
+server's share on its own,
 the decision, and the load.
 """
 
@@ -79,7 +80,7 @@ def server_cpu(pid: int | None) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(root: str, editor: str, event: str, payload: dict[str, object], served: bool) -> tuple[float, float, str]:
+def run_once(root: str, editor: str, event: str, payload: dict[str, object], served: bool) -> tuple[float, float, str, float]:
     env = dict(os.environ, GRAPHGUARD_AGENT_SERVER="1" if served else "0")
     pid = server_pid(root) if served else None
     before, before_server = resource.getrusage(resource.RUSAGE_CHILDREN), server_cpu(pid)
@@ -88,12 +89,13 @@ def run_once(root: str, editor: str, event: str, payload: dict[str, object], ser
                           input=json.dumps(payload), capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + server_cpu(pid) - before_server
+    server = server_cpu(pid) - before_server
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) + server
     if proc.returncode != 0 or proc.stderr:
         raise SystemExit(f"{event}: exit {proc.returncode}: {proc.stderr.strip()}")
     out = json.loads(proc.stdout) if proc.stdout.strip() else {}
     decision = out.get("hookSpecificOutput", {}).get("permissionDecision") or out.get("decision") or "allow"
-    return wall, cpu, str(decision)
+    return wall, cpu, str(decision), server
 
 
 def main() -> int:
@@ -109,7 +111,7 @@ def main() -> int:
     head = git(root, "rev-parse", "--short", "HEAD")
     table = cases(root, args.editor)
     modes = {"served": True, "in process": False}
-    times: dict[tuple[str, str], list[tuple[float, float, str]]] = {(n, m): [] for n in table for m in modes}
+    times: dict[tuple[str, str], list[tuple[float, float, str, float]]] = {(n, m): [] for n in table for m in modes}
     for name, (event, payload) in table.items():  # one warm-up each (the OS's file cache; the server started)
         for served in modes.values():
             run_once(root, args.editor, event, payload, served)
@@ -121,13 +123,13 @@ def main() -> int:
             for mode, served in modes.items():
                 times[(name, mode)].append(run_once(root, args.editor, event, fresh(payload, f"{os.getpid()} {i} {mode}"), served))
     print(f"graphguard agent-hook {args.editor} on {root} at {head}; {args.runs} runs per case; {load_line()}")
-    print(f"{'case':30} {'mode':10} {'wall p50':>9} {'wall p90':>9} {'cpu p50':>8}  decisions")
+    print(f"{'case':30} {'mode':10} {'wall p50':>9} {'wall p90':>9} {'cpu p50':>8} {'server':>7}  decisions")
     for (name, mode), rows in times.items():
         walls = sorted(r[0] for r in rows)
         p90 = walls[min(len(walls) - 1, int(0.9 * len(walls)))]
         decisions = ", ".join(sorted({r[2] for r in rows}))
         print(f"{name:30} {mode:10} {statistics.median(walls) * 1000:7.0f}ms {p90 * 1000:7.0f}ms "
-              f"{statistics.median(r[1] for r in rows) * 1000:6.0f}ms  {decisions}")
+              f"{statistics.median(r[1] for r in rows) * 1000:6.0f}ms {statistics.median(r[3] for r in rows) * 1000:5.0f}ms  {decisions}")
     from graphguard.commands import agent_server
 
     sock = agent_server.socket_path(os.path.join(root, ".git", "graphguard"))

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from graphguard import __version__, output
-from graphguard.error_handler import Exit, error_handler
+
+if TYPE_CHECKING:
+    import argparse
+    import sqlite3
+
+# argparse, sqlite3 and the error handler (traceback) are imported in main, after the agent hook's fast path:
+# the hook runs before every file write an agent makes, and needs none of them.
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="graphguard", description="A code graph that blocks commits leaving a caller broken.")
     parser.add_argument("--version", action="version", version=f"graphguard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -89,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                                                              " directory; default: every file)")
     p = command("outline", "the definitions of files or package folders: signatures and docstrings, no bodies")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (relative to the repository, or to the current directory)")
-    from graphguard.retrieval.rank import AUTO, CHOICES
+    from graphguard.retrieval.kinds import AUTO, CHOICES
 
     for name, about, arg in (("context", "retrieval for an agent: ranked files and symbols for a task text", "task"),
                              ("related", "retrieval seeded with files or symbols instead of text", "seeds")):
@@ -117,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from graphguard.commands.agent_hook import from_words
 
         return from_words(words[1:])
+    import sqlite3
+
+    from graphguard.error_handler import Exit, error_handler
+
     parser = _parser()
     args = parser.parse_args(argv)
     explicit, args.repo = args.repo is not None, args.repo or "."
@@ -146,6 +157,8 @@ def _follow_repo(repo: str) -> None:
 def _storage_failure(args: argparse.Namespace, parser: argparse.ArgumentParser, e: sqlite3.Error) -> int:
     """SQLite failed under a command: damage is rebuilt once (the graph is a cache of what git has);
     anything else (read-only, full, busy) is one line that names the cause."""
+    import sqlite3
+
     from graphguard.repo import open_repo
     from graphguard.store.db import is_damage, storage_error
 

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -336,6 +337,31 @@ def test_the_server_answers_the_next_hook(repo: GitRepo, graphguard: Graphguard)
     finally:
         if os.path.exists(sock):
             agent_server.stop(sock)
+
+
+#: What a hook answered by the server never imports: the parser, the store, the languages, the graph's records.
+NOT_IN_THE_CLIENT = ("argparse", "sqlite3", "dataclasses", "graphguard.model", "graphguard.languages", "graphguard.repo")
+CLIENT = """import io, json, sys
+from graphguard.commands import agent_server
+asked = []
+agent_server.ask = lambda path, request: asked.append(request["event"]) or {"answer": None}
+sys.stdin = io.StringIO(sys.argv[1])
+from graphguard.main import main
+code = main(["agent-hook", "claude-code", "pre-write"])
+print(json.dumps({"code": code, "asked": asked, "loaded": sorted(m for m in sys.modules if m.startswith(tuple(sys.argv[2:])))}))
+"""
+
+
+@pytest.mark.parametrize("path", ["pkg/billing.py", "README.md"])
+def test_a_served_hook_imports_only_what_asking_takes(repo: GitRepo, path: str) -> None:
+    """The client of a served hook costs an interpreter, json, a socket and one git process (about a third of
+    what the languages and the graph's records would add): which writes graphguard reads is the server's question."""
+    payload = claude_pre(repo, "Edit", {"file_path": str(repo.path(path)), "old_string": "x", "new_string": "y"})
+    environ = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS} | {agent_server.SWITCH: "1"}
+    proc = subprocess.run([sys.executable, "-I", "-c", CLIENT, json.dumps(payload), *NOT_IN_THE_CLIENT], cwd=repo.root,
+                          env=environ, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert json.loads(proc.stdout) == {"code": 0, "asked": ["pre-write"], "loaded": []}
 
 
 @pytest.mark.parametrize("name", ["r", "r" * 120])  # a store path too long for a socket: one in the temp dir

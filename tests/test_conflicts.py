@@ -107,6 +107,26 @@ def test_a_break_one_side_has_alone_is_not_the_merges(make_repo: Callable[..., G
     assert {p for p, _, _ in sites(r)} == {"pkg/report.py"}
 
 
+def test_each_side_alone_resolves_only_the_files_where_the_merge_fails(make_repo: Callable[..., GitRepo], graphguard: Run,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A side alone is asked only about the merged tree's failing sites: an unchanged file that names `f` (its own)
+    is not resolved against the merge base for it, and the answer is the one a full comparison gives."""
+    from graphguard.languages.python.resolver import Resolver
+
+    repo = make_repo({**BASE, "pkg/other.py": "def f():\n    return 1\n\n\ndef h():\n    return f()\n"})
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.commit("topic's work", NEW_CALLS)
+    repo.git("checkout", "-q", "main")
+    repo.commit("main's work", {"pkg/mod.py": RENAME["pkg/mod.py"]})  # g left broken: main's own
+    assert graphguard(repo, "index").code == 0  # the graph at HEAD: what the indexer resolves is not counted
+    resolved: list[str] = []
+    real = Resolver.resolve_file
+    monkeypatch.setattr(Resolver, "resolve_file", lambda self, path: resolved.append(path) or real(self, path))
+    r = graphguard(repo, "conflicts", "--format", "json")
+    assert r.code == 1 and {p for p, _, _ in sites(r)} == {"pkg/report.py"}
+    assert "pkg/report.py" in resolved and "pkg/other.py" not in resolved
+
+
 def test_a_textual_conflict_is_reported_as_such_not_checked(make_repo: Callable[..., GitRepo], graphguard: Run) -> None:
     repo = two_branches(make_repo, RENAME, {"pkg/mod.py": "def f(a, tz=None, x=0):\n    return a\n"})
     r = graphguard(repo, "conflicts", "--format", "json")

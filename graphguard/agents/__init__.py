@@ -9,7 +9,7 @@ documented are here (docs/agents.md says which were left out and why).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Editor(enum.Enum):
@@ -26,8 +26,7 @@ class Event(enum.Enum):
     STOP = "stop"  # before the agent finishes: check --worktree may send it back to work
 
 
-@dataclass(frozen=True)
-class EditorSpec:
+class EditorSpec(NamedTuple):  # not a dataclass: the hook's client imports this package, not `dataclasses`
     editor: Editor
     settings: str  # the project settings file, relative to the repository root
     events: dict[Event, str]  # graphguard's event -> the editor's event name

@@ -35,7 +35,7 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
     from graphguard.report.printable import printable
     from graphguard.retrieval import textindex
     from graphguard.retrieval.engine import Retriever, ensure_indexes
-    from graphguard.retrieval.rank import CHOICES
+    from graphguard.retrieval.kinds import CHOICES
     from graphguard.retrieval.records import Request
 
     check_retrieval_request(limit, budget, depth)

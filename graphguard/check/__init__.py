@@ -172,8 +172,12 @@ def _views(repo: Repo, config: Config, revs: revisions.Revisions, diffs: dict[st
 
 
 def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, diff: revisions.Changes, *,
-           changed_sites_only: bool = False) -> Findings:
-    """One comparison, stage by stage. `changed_sites_only`: the uses in the changed files alone (conflicts)."""
+           changed_sites_only: bool = False, sites_in: frozenset[str] | None = None,
+           old_sides: assemble.OldSides | None = None) -> Findings:
+    """One comparison, stage by stage. `changed_sites_only`: the uses in the changed files alone (conflicts).
+    `sites_in`: only the sites in these files are asked about (conflicts, each side alone): unchanged files
+    elsewhere are not resolved, and no tests are selected (the findings' tests are then empty). `old_sides`: the
+    old commit's side as an earlier comparison built it (assemble.OldSides)."""
     if not diff.paths and not diff.configs:
         return Findings([], leftout.excluded_changes(config, diff.excluded, diff.paths))
     python, others = bypath.split(diff.paths)
@@ -184,7 +188,8 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         changes, warnings = bypath.assess(repo.root, graph, repo.store.load_facts, read, target)
         changes = tests_to_run.attach(graph, config, changes)
         if python:
-            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python, configs=()), changed_sites_only=changed_sites_only)
+            theirs = assess(repo, config, old_rev, target, diff._replace(paths=python, configs=()), changed_sites_only=changed_sites_only,
+                            sites_in=sites_in, old_sides=old_sides)
             changes, warnings = theirs.changes + changes, theirs.warnings + read.warnings + warnings
         else:
             warnings = read.warnings + warnings + leftout.excluded_changes(config, diff.excluded, diff.paths)
@@ -192,8 +197,9 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
         return Findings(changes, warnings)
     both = sides.read_sides(repo.root, old_rev, target, diff, kept_blobs=repo.caches.blobs)
     # A shadow check's facts are of contents never committed: not kept in the blob cache.
-    over = assemble.build(repo, both, config, cache_facts=not target.shadow)
+    over = assemble.build(repo, both, config, cache_facts=not target.shadow, old_sides=old_sides)
     over.changed_sites_only = changed_sites_only
+    over.sites_in = sites_in
     found = interface.find(over, config)
     changes = list(found.impacts)
     every = [uses.gather(over, config, ic) for ic in found.changes]
@@ -206,7 +212,8 @@ def assess(repo: Repo, config: Config, old_rev: str, target: revisions.Target, d
     new_calls = calls.find(over, config, found)
     changes += new_calls
     changes, ignore_warnings = suppress.apply(over, changes)
-    changes = tests_to_run.attach(over.graph, config, changes)
+    if sites_in is None:
+        changes = tests_to_run.attach(over.graph, config, changes)
     if found.changes or new_calls:  # output order: by place (the findings above come in the order they are looked for)
         changes.sort(key=lambda c: (c.path, c.line, c.symbol))
     left_out = {ic.qualname: g.generated for ic, g in zip(found.changes, every, strict=True) if g.generated and not g.uses}

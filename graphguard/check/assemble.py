@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from graphguard import git
 from graphguard.check.newfacts import comment_edits, parse_new
@@ -22,14 +23,31 @@ from graphguard.store.paths import StoredPaths
 from graphguard.store.reads import CodeGraph
 from graphguard.store.schema import MetaKey, head
 
+if TYPE_CHECKING:
+    from graphguard.index.update import Indexer
+    from graphguard.languages.python.resolver import InfoCache
 
-def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True) -> Overlay:
+
+class OldSides:
+    """The old commits' sides built so far, for comparisons that share one (conflicts: the merged tree, HEAD and the
+    branch, each from the merge base): its tree's entries, module map, the indexer whose facts by blob it decoded,
+    and the files' ModuleInfo. All of them are functions of the commit (and the folders of test data) alone."""
+
+    def __init__(self) -> None:
+        self.built: dict[tuple[str, tuple[str, ...]], tuple[Indexer, dict[str, str], ModuleMap, InfoCache]] = {}
+
+
+def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True, old_sides: OldSides | None = None) -> Overlay:
     """`config`: the folders of test data it names decide the module names. `cache_facts`: keep the new versions' facts in the blob cache (a shadow check of proposed
-    contents writes nothing, and most proposals are never committed)."""
+    contents writes nothing, and most proposals are never committed). `old_sides`: where an old commit's side
+    built by an earlier comparison is kept (else it is built for this one)."""
     from graphguard.index.update import Indexer
 
     store = repo.store
-    indexer = Indexer(repo.paths, store)
+    key = (sides.old.rev, tuple(config.test_data))
+    reused = old_sides.built.get(key) if old_sides is not None else None
+    indexer = reused[0] if reused is not None else Indexer(repo.paths, store)
+    infos: InfoCache | None = None  # the old commit's ModuleInfo, kept with its side
     commented = comment_edits(store, sides)
     new_facts = parse_new(store, sides, cache_facts, commented, repo.caches.parsed)
     # The snapshots around the changed files: the stored graph when it describes the old commit
@@ -45,13 +63,22 @@ def build(repo: Repo, sides: Sides, config: Config, *, cache_facts: bool = True)
             kept = None
         layout = kept or Layout.of(stored.all(), config.test_data)
         old_map: ModuleMap = ProbedModuleMap(layout, stored)
+    elif reused is not None:
+        _, old_entries, old_map, infos = reused
     else:
+        from graphguard.languages.python.resolver import InfoCache
+
         entries, _ = indexer.snapshot(sides.old.rev)
         indexer.ensure_facts(entries)
         old_entries = {e.path: e.blob for e in entries}
         old_map = ModuleMap.build(old_entries, config.test_data)
-    return lay_over(sides, CodeGraph(store.graph), indexer.facts, stored_head, new_facts, old_entries, old_map,
+        infos = InfoCache()
+        if old_sides is not None:
+            old_sides.built[key] = (indexer, dict(old_entries), old_map, infos)
+    over = lay_over(sides, CodeGraph(store.graph), indexer.facts, stored_head, new_facts, old_entries, old_map,
                     read_blobs=functools.partial(git.read_blobs, repo.root), commented=frozenset(commented))
+    over.shared_infos = infos
+    return over
 
 
 class _StoredEntries(Mapping[str, str]):

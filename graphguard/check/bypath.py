@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphguard import git
-from graphguard.check import pathcalls, pathconfig, pathjudge
 from graphguard.check.revisions import Commits, Staged, Target
 from graphguard.check.sides import Sides
 from graphguard.index.plan import facts_key, is_config
@@ -31,6 +30,12 @@ from graphguard.model import FileFacts
 from graphguard.resolved import FileResolution
 from graphguard.result import ChangeKind, FileWarning, SymbolImpact
 from graphguard.store.reads import CodeGraph
+
+if TYPE_CHECKING:
+    from graphguard.check import pathcalls
+
+# pathjudge, pathcalls and pathconfig are imported by `assess`: every check asks `split`, most change no
+# TypeScript or JavaScript file.
 
 
 def by_path(path: str) -> bool:
@@ -41,6 +46,8 @@ def by_path(path: str) -> bool:
 def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides,
            target: Target) -> tuple[list[SymbolImpact], list[FileWarning]]:
     """The changes of the by-path files of `sides` and what they do to each use (`load_raw`: the blob cache's facts)."""
+    from graphguard.check import pathcalls, pathconfig, pathjudge
+
     files = _written(sides)
     warnings = [FileWarning(path, w) for path, f in files.items() for w in f.facts.warnings]
     found = _changes(sides, files)
@@ -73,13 +80,15 @@ def _new_side(sides: Sides, read: Callable[[str], bytes | None]) -> Callable[[st
 
 def _written(sides: Sides) -> dict[str, pathcalls.Written]:
     """The changed files that have a new version: both versions' bytes and the new one's facts."""
+    from graphguard.check.pathcalls import Written
+
     out = {}
     for path in sides.paths:
         lang = for_path(path)
         data = sides.new.data.get(path)
         if lang is not None and data is not None:
             kind = lang.facts_kind(path)
-            out[path] = pathcalls.Written(lang, kind, sides.old.data.get(path), data, lang.parse(data, kind))
+            out[path] = Written(lang, kind, sides.old.data.get(path), data, lang.parse(data, kind))
     return out
 
 

@@ -114,6 +114,8 @@ def _candidate_files(overlay: Overlay, config: Config) -> list[str]:
     for path in sorted(overlay.sides.new.data):
         if path in overlay.commented:
             continue  # comments write no call, and bind no name
+        if overlay.sites_in is not None and path not in overlay.sites_in:
+            continue  # its sites are not asked about (conflicts: a side alone)
         new = overlay.new_facts.get(path)
         if new is None or not new.parsed or not new.calls or config.is_generated(path) or path not in overlay.new_map.primary:
             continue

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from graphguard import git
 from graphguard.check import assess, merge, revisions
+from graphguard.check.assemble import OldSides
 from graphguard.config import Config
 from graphguard.config import load as load_config
 from graphguard.errors import GraphguardError
@@ -57,7 +58,9 @@ def run(repo: Repo, against: Sequence[str] = (), *, now: float | None = None) ->
     ensure_current(repo, config=config, at=head, text_index=False)
     chosen = named(root, head, against) if against else recent(root, head, git.branches(root), now or time.time())
     result.notes += chosen.notes
-    result.branches += [branch(repo, config, head, c) for c in sorted(chosen.candidates, key=lambda c: c.ref)]
+    # Branches from one merge base (topics off the same commit of main) share its side, as one branch's comparisons do.
+    old_sides = OldSides()
+    result.branches += [branch(repo, config, head, c, old_sides) for c in sorted(chosen.candidates, key=lambda c: c.ref)]
     return result
 
 
@@ -108,8 +111,9 @@ def recent(root: str, head: str, listed: Iterable[git.Branch], now: float) -> Ch
     return Chosen(out, notes)
 
 
-def branch(repo: Repo, config: Config, head: str, c: Candidate) -> BranchConflicts:
-    """One branch merged with HEAD, checked against what each side breaks alone."""
+def branch(repo: Repo, config: Config, head: str, c: Candidate, old_sides: OldSides | None = None) -> BranchConflicts:
+    """One branch merged with HEAD, checked against what each side breaks alone (`old_sides`: the merge bases'
+    sides built so far, check.assemble.OldSides)."""
     root = repo.root
     merged = git.merge_tree(root, head, c.tip)
     check = CheckResult(base=c.merge_base, head=merged.tree, compared=Compared.COMMITS, fail_on_unknown=config.fail_on_unknown)
@@ -125,11 +129,17 @@ def branch(repo: Repo, config: Config, head: str, c: Candidate) -> BranchConflic
     both = revisions.changed(root, config, c.merge_base, merged.tree)
     # A site in a file neither side changed meets in the merged tree what one side gave it, so fails as it does
     # there: only the changed files' sites are gathered.
-    findings = assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, merged.tree), both, changed_sites_only=True)
+    # The three comparisons start from the merge base: its side is built once.
+    old_sides = old_sides if old_sides is not None else OldSides()
+    findings = assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, merged.tree), both, changed_sites_only=True,
+                      old_sides=old_sides)
     # Each side alone only where the merged tree fails: the failing sites' files and their definitions' (the rest
     # as at the merge base); nothing failing, nothing to compare.
+    # (only_in_merge asks a side alone about the failing sites' keys: its other files' sites are never read.)
     scope = merge.scope_for(findings.changes)
-    alone = [assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, rev), revisions.only(diff, scope)).changes
+    failing_in = frozenset(site.path for ch in findings.changes for site in ch.callers if _fails(site))
+    alone = [assess(repo, config, c.merge_base, revisions.Commits(c.merge_base, rev), revisions.only(diff, scope),
+                    sites_in=failing_in, old_sides=old_sides).changes
              for rev, diff in ((head, ours), (c.tip, theirs))] if merge.failing(findings.changes) else []
     check.changes = only_in_merge(findings.changes, alone)
     check.warnings = findings.warnings

@@ -51,8 +51,13 @@ class Overlay:
     commented: frozenset[str] = frozenset()  # changed files whose edit is comment or blank lines only (newfacts.comment_edits)
     # Uses in the changed files only (conflicts: a site in a file neither branch changed fails as it does on one side).
     changed_sites_only: bool = False
+    # The files whose sites are wanted, None: every file's (conflicts: a side alone is asked only about the files
+    # where the merged tree fails; resolving the unchanged files elsewhere against the merge base was most of its time).
+    sites_in: frozenset[str] | None = None
+    shared_infos: InfoCache | None = None  # the old side's ModuleInfo, when comparisons share it (check.assemble.OldSides)
     _stored: dict[str, str] | None = None
     _resolved_new: dict[str, FileResolution] = field(default_factory=dict)
+    _old_resolver: Resolver | None = None
     _new_signatures: dict[tuple[str, str], Signature | None] = field(default_factory=dict)  # (path, qualname in it) ->
 
     @functools.cached_property
@@ -66,7 +71,7 @@ class Overlay:
         """The files' ModuleInfo, shared by every resolver of this check (each file's facts are one object)."""
         from graphguard.languages.python.resolver import InfoCache
 
-        return InfoCache()
+        return self.shared_infos if self.shared_infos is not None else InfoCache()
 
     @functools.cached_property
     def fresh_new(self) -> dict[str, FileResolution]:
@@ -136,9 +141,13 @@ class Overlay:
         return self.facts(sha) if sha else None
 
     def old_resolver(self) -> Resolver:
-        from graphguard.languages.python.resolver import Resolver
+        """One for the whole check, as new_resolver: what it memoises (a module's attributes, a class's members)
+        serves every file it resolves (a merge's 20 changed files' old versions each made their own)."""
+        if self._old_resolver is None:
+            from graphguard.languages.python.resolver import Resolver
 
-        return Resolver(self.old_map, self.old_facts, self.infos)
+            self._old_resolver = Resolver(self.old_map, self.old_facts, self.infos)
+        return self._old_resolver
 
     @functools.cached_property
     def written(self) -> dict[str, frozenset[tuple[int, int]]]:

@@ -7,10 +7,13 @@ import dataclasses
 from graphguard.config import Config
 from graphguard.result import SymbolImpact
 from graphguard.store.reads import CodeGraph
-from graphguard.testselect import select_tests
 
 
 def attach(graph: CodeGraph, config: Config, impacts: list[SymbolImpact]) -> list[SymbolImpact]:
+    if not impacts:
+        return []  # most checks of a commit change no interface: testselect (and testcollect) never imported
+    from graphguard.testselect import select_tests
+
     out = []
     for ch in impacts:
         selection = select_tests(graph, config, ch.callers, ch.symbol, changed_path=ch.path)

@@ -130,8 +130,12 @@ def _resolved_uses(overlay: Overlay, ic: InterfaceChange, found: dict[_Key, Foun
     """Unchanged files when the stored graph is not the old side: candidates resolved against the old side."""
     qual, changed = ic.qualname, overlay.changed
     resolver = overlay.old_resolver()
-    for p in _candidates(overlay, qual):
-        if p not in overlay.old_map.primary:
+    wanted = overlay.sites_in
+    # Where no file whose sites are wanted is an unchanged file of the old side, no candidate would be kept: the
+    # search for them (a scan of every stored site's name) is skipped.
+    searched = _candidates(overlay, qual) if wanted is None or any(p in overlay.old_map.primary for p in wanted - changed) else []
+    for p in searched:
+        if p not in overlay.old_map.primary or (wanted is not None and p not in wanted):
             continue
         for s in resolver.resolve_file(p).sites:
             if qual in (s.target, s.init_target) or _limited(s, qual):

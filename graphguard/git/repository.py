@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from graphguard.errors import GraphguardError
 from graphguard.git.process import run
 
 
-@dataclass(frozen=True)
-class RepoPaths:
+class RepoPaths(NamedTuple):  # not a dataclass: the agent hook's client imports this module, not `dataclasses`
     root: str  # work tree top level
     git_dir: str  # this worktree's git dir
     common_dir: str  # shared by all worktrees

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from graphguard.retrieval import rank
+from graphguard.retrieval import kinds, rank
 
 #: Co-change half-lives tried, in days.
 HALF_LIVES = (180.0, 365.0, 730.0, 1460.0)
@@ -252,7 +252,7 @@ class FittedProfile:
     trials: int = 0
 
     def profile(self) -> rank.Profile:
-        return rank.Profile(rank.FITTED, dict(self.weights), description=f"learned from this repository's history"
+        return rank.Profile(kinds.FITTED, dict(self.weights), description=f"learned from this repository's history"
                             f" up to {self.cutoff[:12]}", half_life=self.half_life)
 
     def to_json(self) -> str:

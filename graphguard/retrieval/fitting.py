@@ -17,13 +17,19 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from graphguard import __version__, git
 from graphguard.config import Config
 from graphguard.errors import GraphguardError
 from graphguard.languages import for_path
-from graphguard.retrieval import engine, fit, history, profiles, rank, records
+from graphguard.retrieval import fit, history, kinds, profiles, rank
+
+if TYPE_CHECKING:
+    from graphguard.retrieval import engine, records
+
+# engine and records (the whole retrieval pipeline) are imported where commits are replayed: `index` asks `due`
+# on every run, and a no-op index paid about 20 ms for them.
 
 #: Commits replayed at most, and the time a fit may take by default: REPLAY_SHARE of it replaying commits, the
 #: rest searching (measured on netbox under a load of 10 on 2 cores: 180 commits replayed in 20 s).
@@ -108,6 +114,8 @@ def _case(retriever: engine.Retriever, task: fit.Task, c: PastCommit, request: r
 def cases_from(db: sqlite3.Connection, root: str, head: str, config: Config, commits: Sequence[PastCommit], *,
                seconds: float, clock: Callable[[], float] = time.monotonic) -> list[fit.Case]:
     """The TEXT and SEEDED cases of these commits, in `spread` order, until `seconds` have passed."""
+    from graphguard.retrieval import engine, records
+
     deadline = clock() + seconds
     out: list[fit.Case] = []
     probe = engine.Retriever(db, root, head, config)
@@ -166,7 +174,7 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
     fitting, validating, cut = fit.split(cases, until_time=until_time)
     t1 = time.monotonic()
     found, share = fit.fit_weights(fitting, default, seconds=max(0.0, seconds - (time.monotonic() - t0)))
-    fitted_profile = rank.Profile(rank.FITTED, found.weights, half_life=found.half_life)
+    fitted_profile = rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life)
     on_val = _recall(fit.evaluate(validating, fitted_profile))
     on_val_default = _recall(fit.evaluate(validating, default))
     validation = {t: fit.TaskRecall(on_val[t], on_val_default[t]) for t in on_val}
@@ -210,6 +218,8 @@ def due(db: sqlite3.Connection) -> bool:
 def refit(store: object, root: str, head: str, config: Config, *, seconds: float = SECONDS,
           log: Callable[[str], None] = lambda _: None) -> fit.FittedProfile:
     """Bring history and the text index to `head`, fit, and store the result (under the write lock)."""
+    from graphguard.retrieval import engine
+
     db: sqlite3.Connection = store.graph  # type: ignore[attr-defined]
     fitted = fit_at(db, root, head, config, seconds=seconds, log=log,
                     prepare=lambda: engine.ensure_indexes(store, root, head))

@@ -1,10 +1,17 @@
 """The retrieval's kinds: how a file was reached (`Via`, in every answer), which way an edge points
-(`Direction`) and what an edge between two files is made of (`Link`). Wire strings (WireEnum): they
+(`Direction`) and what an edge between two files is made of (`Link`); the names of the ranking profiles. Wire strings (WireEnum): they
 print and compare as the contract's words."""
 
 from __future__ import annotations
 
 from graphguard.model import WireEnum
+
+#: The names `--profile` takes (rank.PROFILES holds the shipped ones' weights): here, so that the command line's
+#: parser, built by every command, does not import the ranking (rank checks that its profiles are these).
+AUTO = "auto"
+FITTED = "fitted"
+SHIPPED = ("default", "fix_bug", "implement_feature", "code_review")
+CHOICES = (AUTO, FITTED, *SHIPPED)
 
 
 class Direction(WireEnum):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from graphguard.errors import GraphguardError
-from graphguard.retrieval import rank
+from graphguard.retrieval import kinds, rank
 from graphguard.retrieval.fit import FittedProfile
 from graphguard.store.schema import MetaKey, meta, set_meta
 
@@ -38,17 +38,17 @@ def save(db: sqlite3.Connection, fitted: FittedProfile) -> None:
 
 def in_use(fitted: FittedProfile | None) -> str:
     """The profile `auto` stands for: `fitted` when one was stored and accepted, else `default`."""
-    return rank.FITTED if fitted is not None and fitted.accepted else "default"
+    return kinds.FITTED if fitted is not None and fitted.accepted else "default"
 
 
 def resolve(db: sqlite3.Connection, name: str) -> rank.Profile:
     """A profile name as the caller gave it -> the weights to rank with."""
     if name in rank.PROFILES:
         return rank.PROFILES[name]
-    if name not in (rank.AUTO, rank.FITTED):
-        raise GraphguardError(f"unknown profile {name!r}; choose one of {', '.join(rank.CHOICES)}")
+    if name not in (kinds.AUTO, kinds.FITTED):
+        raise GraphguardError(f"unknown profile {name!r}; choose one of {', '.join(kinds.CHOICES)}")
     fitted = load(db)
-    if name == rank.FITTED:
+    if name == kinds.FITTED:
         if fitted is None:
             raise GraphguardError("no fitted profile for this repository yet: run `graphguard index` to fit one"
                                   " (or use --profile auto)")

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from graphguard.retrieval.kinds import Direction, Via
+from graphguard.retrieval.kinds import SHIPPED, Direction, Via
 from graphguard.retrieval.tokenize import STOPWORDS, split_identifier
 from graphguard.retrieval.tokenize import stem as stem_word
 
@@ -70,11 +70,12 @@ PROFILES: Mapping[str, Profile] = MappingProxyType({
                            reverse=1.25, forward=0.8, description="who depends on the change, and the tests that cover it"),
 })
 
+if tuple(PROFILES) != SHIPPED:
+    raise ImportError("retrieval.kinds.SHIPPED must name rank.PROFILES, in order (the --profile choices)")
+
 #: Profile names resolved from the repository's own history (retrieval/profiles.py): `fitted` is the profile
 #: learned from it, `auto` the fitted one when it beat `default` on its validation commits, else `default`.
-AUTO = "auto"
-FITTED = "fitted"
-CHOICES = (AUTO, FITTED, *PROFILES)
+#: (Their names, AUTO, FITTED and CHOICES, are retrieval.kinds'.)
 
 #: Candidates scoring below this share of the best one are past the cliff: listed, but disclosed by reference only.
 CLIFF = 0.1

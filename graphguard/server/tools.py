@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from graphguard.answers.shape import CALLERS_LIMIT, IMPACT_LIMIT, Shape, shaped
 from graphguard.errors import GraphguardError
 from graphguard.freshness import with_freshness
-from graphguard.retrieval.rank import AUTO, CHOICES, PROFILES
+from graphguard.retrieval.kinds import AUTO, CHOICES
+from graphguard.retrieval.rank import PROFILES
 from graphguard.server.session import Session
 
 if TYPE_CHECKING:
