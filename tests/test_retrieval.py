@@ -640,3 +640,52 @@ def test_the_limit_is_a_number_of_distinct_files_with_their_symbols_nested(proje
     assert budgeted["stats"]["tokens"] <= 120
     spent = sum(x["tokens"] + sum(n["tokens"] for n in x["symbols"]) for x in budgeted["results"])
     assert spent == budgeted["stats"]["tokens"]
+
+
+NAMED = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": "def lenient_issubclass(cls, class_or_tuple):\n    return isinstance(cls, type) and issubclass(cls, class_or_tuple)\n",
+    "pkg/display.py": "class Display:\n    def warning(self, msg):\n        print(msg)\n\n    def error(self, msg):\n        print(msg)\n",
+    "pkg/generics.py": "".join(f"def generic_alias_{i}(tp):\n    '''Generic aliases raise TypeError: a subclass check of generic aliases.'''\n    return tp\n\n" for i in range(12)),
+    "tests/test_utils.py": "from pkg.utils import lenient_issubclass\n\n\ndef test_generic_aliases_raise_type_error():\n    assert not lenient_issubclass(list[int], int)\n",
+}
+
+
+@pytest.mark.parametrize(("task", "first"), [
+    ("lenient_issubclass raises TypeError for generic aliases like list[int]", [("pkg/utils.py", "pkg.utils.lenient_issubclass")]),
+    ("Display.warning swallows generic aliases raising TypeError", [("pkg/display.py", "pkg.display.Display.warning")]),
+    ("`lenient_issubclass` and Display.warning on generic aliases", [("pkg/utils.py", "pkg.utils.lenient_issubclass"),
+                                                                    ("pkg/display.py", "pkg.display.Display.warning")]),
+    ("generic aliases in utils.py raise TypeError", [("pkg/utils.py", "pkg.utils")]),
+])
+def test_a_definition_or_file_the_task_names_ranks_first(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                          task: str, first: list[tuple[str, str]]) -> None:
+    items = results(graphguard(make_repo(NAMED), "context", task, "--format", "json"))
+    assert {(x["path"], x["symbol"]) for x in items[: len(first)]} == set(first)
+    assert items[0]["disclosure"] == "full"
+
+
+def test_a_name_only_tests_define_is_named_only_when_the_task_is_about_tests(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(NAMED)
+    about = results(graphguard(repo, "context", "test_generic_aliases_raise_type_error fails", "--format", "json"))
+    assert about[0]["path"] == "tests/test_utils.py"
+
+
+COOKIES = {
+    "pkg/__init__.py": "",
+    "pkg/http.py": "def parse_header(value):\n    '''Split a cookie header.'''\n    return value.split(';')\n",
+    "tests/test_http.py": "from pkg.http import parse_header\n\n\n" + "".join(
+        f"def test_cookie_header_{i}():\n    '''A cookie header with cookie values.'''\n    assert parse_header('cookie=1')\n\n" for i in range(8)),
+    "tests/fixtures/cookie_plugin.py": "".join(f"def cookie_header_{i}(cookie):\n    '''cookie header cookie'''\n    return cookie\n\n" for i in range(8)),
+}
+
+
+def test_a_test_ranks_under_the_file_it_tests_unless_the_task_is_about_tests(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(COOKIES)
+    found = paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
+    assert found[:2] == ["pkg/http.py", "tests/test_http.py"]
+    assert "tests/fixtures/cookie_plugin.py" not in found  # a fixture nothing imports: never a result
+    about = paths(graphguard(repo, "context", "the tests of cookie header values", "--format", "json"))
+    assert about[0] == "tests/test_http.py"
