@@ -52,6 +52,9 @@ class Profile(NamedTuple):
     forward: float = 1.0  # multiplies the graph signal of dependencies before ranking
     description: str = ""
     half_life: float = 730.0  # days over which a co-change counts half (history.HALF_LIFE_DAYS)
+    #: path -> a factor below 1 for the hubs of this repository: files its history shows returned far more often
+    #: than touched (fit.learn_damping); only a fitted profile has one.
+    damping: Mapping[str, float] = MappingProxyType({})
 
 
 def _w(**kw: float) -> Mapping[str, float]:
@@ -130,7 +133,7 @@ def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float 
     for c in pinned:
         c.score = 1.0
     for path, s in fuse(rest, profile).items():
-        candidates[path].score = round(s, 4)
+        candidates[path].score = round(s * profile.damping.get(path, 1.0), 4)
     rest.sort(key=lambda c: (-c.score, not c.is_seed, c.path))
     best = rest[0].score if rest else 0.0
     kept = [c for c in rest if c.is_seed or c.score > 0]
