@@ -178,6 +178,7 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
     damping = fit.learn_damping(fitting, rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life))
     fitted_profile = rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life, damping=damping)
     on_val = _recall(fit.evaluate(validating, fitted_profile))
+    undamped = _recall(fit.evaluate(validating, fitted_profile._replace(damping={})))
     on_val_default = _recall(fit.evaluate(validating, default))
     validation = {t: fit.TaskRecall(on_val[t], on_val_default[t]) for t in on_val}
     n_fit, n_val = fit.commits_of(fitting), fit.commits_of(validating)
@@ -188,7 +189,8 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
                                round(time.monotonic() - t0, 2), found.trials, damping)
     log(f"fit: {len(cases)} cases from {n_fit} fitting + {n_val} validation commits (cut {cut}), replay"
         f" {t1 - t0:.1f} s, search {time.monotonic() - t1:.1f} s ({found.trials} trials, {share:.0%} of the way from the"
-        f" default); {len(damping)} hubs damped; {reason};"
+        f" default); {len(damping)} hubs damped (validation recall@10 without the damping:"
+        f" {', '.join(f'{t} {v:.3f}' for t, v in sorted(undamped.items()))}); {reason};"
         f" {'fitted' if accepted else 'default'} profile in use")
     return result
 
