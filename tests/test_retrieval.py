@@ -683,9 +683,14 @@ COOKIES = {
 
 def test_a_test_ranks_under_the_file_it_tests_unless_the_task_is_about_tests(make_repo: Callable[..., GitRepo],
                                                                               graphguard: Callable[..., Result]) -> None:
-    repo = make_repo(COOKIES)
+    plugin = "tests/fixtures/cookie_plugin.py"
+    repo = make_repo({p: t for p, t in COOKIES.items() if p != plugin})
+    repo.commit("a fixture", {plugin: COOKIES[plugin]})  # committed alone: it never changed with the code
     found = paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
     assert found[:2] == ["pkg/http.py", "tests/test_http.py"]
-    assert "tests/fixtures/cookie_plugin.py" not in found  # a fixture nothing imports: never a result
+    assert plugin not in found  # a fixture nothing imports: never a result
+    repo.commit("the fixture changes with the code", {plugin: COOKIES[plugin] + "\n# again\n", "pkg/http.py":
+                                                     COOKIES["pkg/http.py"] + "\n# again\n"})
+    assert plugin in paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
     about = paths(graphguard(repo, "context", "the tests of cookie header values", "--format", "json"))
     assert about[0] == "tests/test_http.py"
