@@ -84,7 +84,7 @@ class Case:
 _TRAILER = re.compile(r"^[A-Za-z-]+-by:.*$|^\(cherry picked from .*\)$", re.MULTILINE)
 
 
-def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case]:
+def select_cases(repo: str, n: int, min_files: int, max_files: int, suffixes: tuple[str, ...] = (".py",)) -> list[Case]:
     # --raw reads no blob (a mirror may lack its largest ones); line counts are asked only of the commits that qualify.
     out = git(repo, "log", "--no-merges", "--no-renames", "--raw", "-z", "--format=%x01%H %P%x00%ct%x00%B%x00", "HEAD")
     cases = []
@@ -100,7 +100,7 @@ def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case
         for meta, path in zip(fields[0::2], fields[1::2]):
             meta = meta.strip(b"\n")
             p = path.decode("utf-8", "surrogateescape")
-            if meta.startswith(b":") and p.endswith(".py"):
+            if meta.startswith(b":") and p.endswith(suffixes):
                 status[p] = meta.split()[-1].decode()
         if not (min_files <= len(status) <= max_files):
             continue
@@ -134,9 +134,11 @@ def select_cases(repo: str, n: int, min_files: int, max_files: int) -> list[Case
 class FileBM25:
     """BM25 over whole .py files at a commit (graphguard's tokenizer; token counts cached per blob)."""
 
-    def __init__(self, repo: str, k1: float = 1.2, b: float = 0.75):
-        self.repo, self.k1, self.b = repo, k1, b
+    def __init__(self, repo: str, k1: float = 1.2, b: float = 0.75, suffixes: tuple[str, ...] = (".py",)):
+        self.repo, self.k1, self.b, self.suffixes = repo, k1, b, suffixes
         self.cache: dict[str, Counter[str]] = {}
+        self.sizes: dict[str, int] = {}  # path -> bytes at the last ranked commit
+        self.blob_sizes: dict[str, int] = {}
 
     def rank(self, rev: str, text: str) -> list[str]:
         entries = []
@@ -146,7 +148,7 @@ class FileBM25:
             meta, _, path = rec.partition(b"\t")
             mode, kind, sha = meta.decode().split(" ")
             p = path.decode("utf-8", "surrogateescape")
-            if kind == "blob" and p.endswith(".py"):
+            if kind == "blob" and p.endswith(self.suffixes):
                 entries.append((p, sha))
         missing = [sha for _, sha in entries if sha not in self.cache]
         if missing:
@@ -161,7 +163,9 @@ class FileBM25:
                     continue
                 size = int(header[2])
                 self.cache[sha] = Counter(tokens(out[nl + 1 : nl + 1 + size].decode("utf-8", "replace")))
+                self.blob_sizes[sha] = size
                 pos = nl + 1 + size + 1
+        self.sizes = {p: self.blob_sizes.get(sha, 0) for p, sha in entries}
         docs = [(p, self.cache[sha]) for p, sha in entries]
         n = len(docs)
         avg = sum(sum(c.values()) for _, c in docs) / max(1, n)
@@ -184,7 +188,7 @@ class FileBM25:
 class CoChange:
     """Files most often committed together with the seed, over the commits before the parent."""
 
-    def __init__(self, repo: str):
+    def __init__(self, repo: str, suffixes: tuple[str, ...] = (".py",)):
         self.repo = repo
         self.files: dict[str, list[str]] = {}
         self.by_path: dict[str, list[str]] = {}
@@ -194,7 +198,7 @@ class CoChange:
                 continue
             sha, _, rest = rec.partition(b"\0")
             paths = [p.decode("utf-8", "surrogateescape") for p in rest.lstrip(b"\n").split(b"\0") if p.strip(b"\n")]
-            paths = [p for p in paths if p.endswith(".py")]
+            paths = [p for p in paths if p.endswith(suffixes)]
             self.files[sha.decode()] = paths
             for p in paths:
                 self.by_path.setdefault(p, []).append(sha.decode())

@@ -15,7 +15,7 @@ from typing import Any
 
 from graphguard import codes, output
 from graphguard.errors import GraphguardError
-from graphguard.languages.python.modules import DEFAULT_TEST_DATA
+from graphguard.languages.python.modules import DEFAULT_TEST_DATA, is_test_data
 from graphguard.result import FileWarning, block_on_values
 
 if sys.version_info >= (3, 11):
@@ -98,6 +98,10 @@ class Config:
     @cached_property
     def is_test(self) -> Globs:
         return Globs(self.tests)
+
+    def is_test_data(self, path: str) -> bool:
+        """Under a folder of test data (`test_data`): fixtures, cases, samples."""
+        return is_test_data(path, self.test_data)
 
     def is_public(self, qualname: str) -> bool:
         return any(qualname == p or qualname.startswith(p + ".") for p in self.public_api)

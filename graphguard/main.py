@@ -105,9 +105,10 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("task", help="the task, in words (an issue, a commit message)")
         else:
             p.add_argument("seeds", nargs="+", metavar="PATH|SYMBOL", help="files (relative to the repository) or dotted symbols")
-        p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
-        p.add_argument("--budget", type=int, default=8000, metavar="TOKENS",
-                       help="at most this many tokens of source, about 4 characters each (default 8000)")
+        p.add_argument("--limit", type=int, metavar="N",
+                       help="at most N files, each with its best symbols (default 20; with --budget alone, as many as it holds)")
+        p.add_argument("--budget", type=int, metavar="TOKENS",
+                       help="at most this many tokens of source, 4 characters each, filled in rank order (default 8000)")
         p.add_argument("--depth", type=int, default=1, choices=(0, 1, 2), help="graph hops from the seeds (default 1)")
         p.add_argument("--profile", default=AUTO, choices=CHOICES,
                        help="ranking weights for the kind of task (default auto: the weights fitted to this repository's"

@@ -334,3 +334,22 @@ def test_retrieval_fit_false_keeps_the_default_profile_and_starts_no_fit(make_re
     assert "fit: off (retrieval_fit = false)" in capsys.readouterr().out
     assert profiles.load(opened.store.graph) is None
     opened.store.close()
+
+
+def test_hubs_returned_far_more_often_than_touched_are_damped_and_fall_below_the_answer() -> None:
+    # hub.py tops every text ranking and no commit touches it; t{i}.py is each commit's file, second on text.
+    cases = [_case(fit.Task.TEXT, {f"t{i}.py", "core.py"}, {
+        "text": {"hub.py": 1.0, f"t{i}.py": 0.9, "core.py": 0.8, **{f"d{i}_{k}.py": 0.5 - k / 100 for k in range(12)}},
+    }, commit=f"c{i}", t=i) for i in range(12)]
+    default = rank.PROFILES["default"]
+    damping = fit.learn_damping(cases, default)
+    assert damping["hub.py"] < 0.5
+    assert "core.py" not in damping  # touched every time it was returned
+    assert not any(p.startswith("t") for p in damping)  # returned once each: too little evidence
+    damped = default._replace(damping=damping)
+    assert fit.evaluate(cases, damped)["all"].mrr > fit.evaluate(cases, default)["all"].mrr
+    fresh = _case(fit.Task.TEXT, {"t.py"}, {"text": {"hub.py": 1.0, "t.py": 0.9}})
+    ranked = rank.rank({c.path: c for c in fresh.candidates}, damped)
+    assert [c.path for c in ranked] == ["t.py", "hub.py"]
+    stored = replace(_stored(), damping=damping)
+    assert fit.FittedProfile.from_json(stored.to_json()).profile().damping["hub.py"] == damping["hub.py"]

@@ -146,6 +146,10 @@ def test_each_tool_answers(client: Client, repo: GitRepo) -> None:
     assert ctx["head"] == head and "pkg/billing.py" in {r["path"] for r in ctx["results"]}
     rel = client.doc("related", {"targets": ["pkg/api.py"], "budget": 500})
     assert rel["head"] == head and rel["results"]
+    # The CLI's sizes: one result per file, `limit` files, the budget alone lists what it holds.
+    assert len({r["path"] for r in rel["results"]}) == len(rel["results"]) and rel["stats"]["tokens"] <= 500
+    one = client.doc("related", {"targets": ["pkg/api.py"], "limit": 1, "budget": 500})
+    assert len(one["results"]) == 1 and one["results"][0]["path"] == rel["results"][0]["path"]
 
 
 def test_impact_and_outline(client: Client, repo: GitRepo) -> None:

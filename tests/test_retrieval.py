@@ -239,15 +239,32 @@ def test_budget_disclosure_levels() -> None:
         budget.Item("big", "c.py:1", big, 'def big():\n    """Big."""', "c.py:1  c.big"),
         budget.Item("big2", "d.py:1", big, "def big2(" + "a, " * 600 + "):", "d.py:1  d.big2"),
     ]
-    chosen = budget.select(items, 400)
-    levels = {c.key: c.disclosure.value for c in chosen}
-    assert levels == {"seed": "full", "small": "full", "big": "signature", "big2": "reference"}
-    assert sum(c.tokens for c in chosen) <= 400
+    more = budget.Item("small.next", "b.py:4", "def next():\n    return 3", "def next():", "b.py:4  b.next")
+    chosen = budget.select([[items[0]], [items[1], more], [items[2]], [items[3]]], 400)
+    levels = {c.key: c.disclosure.value for file in chosen for c in file}
+    assert levels == {"seed": "full", "small": "full", "small.next": "full", "big": "signature", "big2": "reference"}
+    assert [[c.key for c in file] for file in chosen] == [["seed"], ["small", "small.next"], ["big"], ["big2"]]
+    assert sum(c.tokens for file in chosen for c in file) <= 400
+
+
+def test_the_limit_counts_files_and_a_budget_alone_fills_half_of_itself_with_them() -> None:
+    def file(i: int) -> list[budget.Item]:
+        return [budget.Item(f"f{i}", f"f{i}.py:1", "def f():\n" + "    x = 1\n" * 30, "def f():", f"f{i}.py:1  f{i}.f"),
+                budget.Item(f"g{i}", f"f{i}.py:9", "def g():\n    return 1", "def g():", f"f{i}.py:9  f{i}.g")]
+
+    files = [file(i) for i in range(200)]
+    chosen = budget.select(files, 100_000, limit=20)
+    assert len(chosen) == 20 and all(len(f) == 2 for f in chosen)  # 20 files, each with its next symbol nested
+    filled = budget.select(files, 600)
+    assert 0 < len(filled) < 200 and sum(c.tokens for f in filled for c in f) <= 600
+    signatures = sum(c.tokens for f in filled for c in f[:1] if c.disclosure is budget.Disclosure.SIGNATURE)
+    assert signatures <= 300 + 3  # the breadth pass stops at half the budget, its last file may pass it
+    assert filled[0][0].disclosure is budget.Disclosure.FULL  # the best file's source, from the other half
 
 
 def test_a_seed_larger_than_the_budget_is_cut_in_band() -> None:
     text = "\n".join(f"line {i}" for i in range(1000))
-    [choice] = budget.select([budget.Item("s", "a.py:1", text, "", "a.py:1  a", is_seed=True)], 100)
+    [[choice]] = budget.select([[budget.Item("s", "a.py:1", text, "", "a.py:1  a", is_seed=True)]], 100)
     assert choice.disclosure is budget.Disclosure.FULL and choice.truncated and choice.tokens <= 100
     assert "the rest at a.py:1" in choice.text
 
@@ -611,3 +628,69 @@ def test_a_class_the_task_writes_out_brings_the_classes_named_after_it(
     found = paths(graphguard(repo, "context", "Add template object counts to ModuleType representation", "--format", "json"))
     assert found[0] == "dcim/models.py"  # written out as an identifier: the strongest name
     assert {"dcim/filtersets.py", "dcim/views.py"} <= set(found[:4])  # its family (`ModuleTypeaView` is not)
+
+
+def test_the_limit_is_a_number_of_distinct_files_with_their_symbols_nested(project: GitRepo, graphguard: Callable[..., Result]) -> None:
+    items = results(graphguard(project, "context", "shopping cart checkout", "--format", "json", "--limit", "3", "--budget", "100000"))
+    assert len(items) == 3 and len({x["path"] for x in items}) == 3
+    cart = next(x for x in items if x["path"] == "shop/cart.py")
+    nested = [str(n["symbol"]) for n in cart["symbols"]]  # type: ignore[attr-defined]
+    assert nested and all(q.startswith("shop.cart.") and q != cart["symbol"] for q in nested)
+    budgeted = graphguard(project, "related", "shop/prices.py", "--format", "json", "--budget", "120").json
+    assert budgeted["stats"]["tokens"] <= 120
+    spent = sum(x["tokens"] + sum(n["tokens"] for n in x["symbols"]) for x in budgeted["results"])
+    assert spent == budgeted["stats"]["tokens"]
+
+
+NAMED = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": "def lenient_issubclass(cls, class_or_tuple):\n    return isinstance(cls, type) and issubclass(cls, class_or_tuple)\n",
+    "pkg/display.py": "class Display:\n    def warning(self, msg):\n        print(msg)\n\n    def error(self, msg):\n        print(msg)\n",
+    "pkg/generics.py": "".join(f"def generic_alias_{i}(tp):\n    '''Generic aliases raise TypeError: a subclass check of generic aliases.'''\n    return tp\n\n" for i in range(12)),
+    "tests/test_utils.py": "from pkg.utils import lenient_issubclass\n\n\ndef test_generic_aliases_raise_type_error():\n    assert not lenient_issubclass(list[int], int)\n",
+}
+
+
+@pytest.mark.parametrize(("task", "first"), [
+    ("lenient_issubclass raises TypeError for generic aliases like list[int]", [("pkg/utils.py", "pkg.utils.lenient_issubclass")]),
+    ("Display.warning swallows generic aliases raising TypeError", [("pkg/display.py", "pkg.display.Display.warning")]),
+    ("`lenient_issubclass` and Display.warning on generic aliases", [("pkg/utils.py", "pkg.utils.lenient_issubclass"),
+                                                                    ("pkg/display.py", "pkg.display.Display.warning")]),
+    ("generic aliases in utils.py raise TypeError", [("pkg/utils.py", "pkg.utils")]),
+])
+def test_a_definition_or_file_the_task_names_ranks_first(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Result],
+                                                          task: str, first: list[tuple[str, str]]) -> None:
+    items = results(graphguard(make_repo(NAMED), "context", task, "--format", "json"))
+    assert {(x["path"], x["symbol"]) for x in items[: len(first)]} == set(first)
+    assert items[0]["disclosure"] == "full"
+
+
+def test_a_name_only_tests_define_is_named_only_when_the_task_is_about_tests(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Result]) -> None:
+    repo = make_repo(NAMED)
+    about = results(graphguard(repo, "context", "test_generic_aliases_raise_type_error fails", "--format", "json"))
+    assert about[0]["path"] == "tests/test_utils.py"
+
+
+COOKIES = {
+    "pkg/__init__.py": "",
+    "pkg/http.py": "def parse_header(value):\n    '''Split a cookie header.'''\n    return value.split(';')\n",
+    "tests/test_http.py": "from pkg.http import parse_header\n\n\n" + "".join(
+        f"def test_cookie_header_{i}():\n    '''A cookie header with cookie values.'''\n    assert parse_header('cookie=1')\n\n" for i in range(8)),
+    "tests/fixtures/cookie_plugin.py": "".join(f"def cookie_header_{i}(cookie):\n    '''cookie header cookie'''\n    return cookie\n\n" for i in range(8)),
+}
+
+
+def test_a_test_ranks_under_the_file_it_tests_unless_the_task_is_about_tests(make_repo: Callable[..., GitRepo],
+                                                                              graphguard: Callable[..., Result]) -> None:
+    plugin = "tests/fixtures/cookie_plugin.py"
+    repo = make_repo({p: t for p, t in COOKIES.items() if p != plugin})
+    repo.commit("a fixture", {plugin: COOKIES[plugin]})  # committed alone: it never changed with the code
+    found = paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
+    assert found[:2] == ["pkg/http.py", "tests/test_http.py"]
+    assert plugin not in found  # a fixture nothing imports: never a result
+    repo.commit("the fixture changes with the code", {plugin: COOKIES[plugin] + "\n# again\n", "pkg/http.py":
+                                                     COOKIES["pkg/http.py"] + "\n# again\n"})
+    assert plugin in paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
+    about = paths(graphguard(repo, "context", "the tests of cookie header values", "--format", "json"))
+    assert about[0] == "tests/test_http.py"

@@ -18,8 +18,18 @@ if TYPE_CHECKING:
 MAX_RETRIEVAL_DEPTH = 2
 
 
-def check_retrieval_request(limit: int, budget: int | None, depth: int) -> None:
-    if limit < 1:
+def retrieval_sizes(limit: int | None, budget: int | None) -> tuple[int | None, int]:
+    """`--limit` and `--budget` as the retrieval takes them: neither given, 20 files within 8000 tokens; a budget
+    alone, as many files as it holds (the limit None); a limit alone, within 8000 tokens."""
+    from graphguard.retrieval.records import DEFAULT_BUDGET, DEFAULT_LIMIT
+
+    if limit is None and budget is None:
+        return DEFAULT_LIMIT, DEFAULT_BUDGET
+    return limit, DEFAULT_BUDGET if budget is None else budget
+
+
+def check_retrieval_request(limit: int | None, budget: int | None, depth: int) -> None:
+    if limit is not None and limit < 1:
         raise GraphguardError("--limit must be at least 1")
     if budget is not None and budget < 1:
         raise GraphguardError("--budget must be at least 1 token")
@@ -27,7 +37,7 @@ def check_retrieval_request(limit: int, budget: int | None, depth: int) -> None:
         raise GraphguardError(f"--depth must be between 0 and {MAX_RETRIEVAL_DEPTH}")
 
 
-def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str], limit: int = 20,
+def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str], limit: int | None = 20,
              budget: int | None = 8000, depth: int = 1, profile: str = "auto") -> ContextResult:
     """Rank what to read for a task text (`context`) or for seeds (`related`) over the graph as it stands.
     The text index and history follow the graph's commit (cheap when they already describe it)."""
@@ -63,7 +73,7 @@ def retrieve(repo: Repo, command: str, *, text: str | None, seeds: Sequence[str]
         return retriever.run(request, command)
 
 
-def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit: int = 20, depth: int = 1,
+def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit: int | None = 20, depth: int = 1,
                      profile: str = "auto") -> dict[str, Any]:
     """graphguard.context/1 for a task text."""
     from graphguard.retrieval.render import to_dict
@@ -73,7 +83,7 @@ def context_document(repo: Repo, task: str, *, budget: int | None = 8000, limit:
     return to_dict(retrieve(repo, "context", text=task, seeds=(), limit=limit, budget=budget, depth=depth, profile=profile))
 
 
-def related_document(repo: Repo, targets: Sequence[str], *, budget: int | None = 8000, limit: int = 20, depth: int = 1,
+def related_document(repo: Repo, targets: Sequence[str], *, budget: int | None = 8000, limit: int | None = 20, depth: int = 1,
                      profile: str = "auto") -> dict[str, Any]:
     """graphguard.context/1 seeded with files (relative to the repository) or dotted symbols."""
     from graphguard.retrieval.render import to_dict

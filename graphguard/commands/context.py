@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphguard import output
-from graphguard.answers.context import check_retrieval_request, retrieve
+from graphguard.answers.context import check_retrieval_request, retrieval_sizes, retrieve
 from graphguard.errors import GraphguardError
 from graphguard.repo import checked_after, ensure_fresh, head_probe, open_repo
 
 
-def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int, budget: int | None,
-         depth: int, profile: str, fmt: str, compact: bool = False) -> int:
+def _run(repo_path: str, command: str, *, text: str | None, seeds: Sequence[str], limit: int | None,
+         budget: int | None, depth: int, profile: str, fmt: str, compact: bool = False) -> int:
     from graphguard.report.printable import printable
     from graphguard.retrieval.render import RENDERERS
 
     check_retrieval_request(limit, budget, depth)
+    limit, budget = retrieval_sizes(limit, budget)
     seeds = _named(seeds)
     repo = open_repo(repo_path)
     probe = head_probe(repo.paths)
@@ -54,7 +55,7 @@ def _named(seeds: Sequence[str]) -> list[str]:
     return kept
 
 
-def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
+def context(repo_path: str, task: str, *, limit: int | None = None, budget: int | None = None, depth: int = 1,
             profile: str = "auto", fmt: str = "text", compact: bool = False) -> int:
     if not task.strip():
         raise GraphguardError("the task text is empty")
@@ -62,7 +63,7 @@ def context(repo_path: str, task: str, *, limit: int = 20, budget: int | None = 
                 compact=compact)
 
 
-def related(repo_path: str, seeds: Sequence[str], *, limit: int = 20, budget: int | None = 8000, depth: int = 1,
+def related(repo_path: str, seeds: Sequence[str], *, limit: int | None = None, budget: int | None = None, depth: int = 1,
             profile: str = "auto", fmt: str = "text", compact: bool = False) -> int:
     return _run(repo_path, "related", text=None, seeds=seeds, limit=limit, budget=budget, depth=depth, profile=profile, fmt=fmt,
                 compact=compact)

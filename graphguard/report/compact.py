@@ -162,7 +162,7 @@ DEFAULTS: Mapping[str, Any] = MappingProxyType({
     "signals": {}, "text": "", "truncated": False, "seeds": [], "terms": [], "budget": None, "args": None,
     "keywords": [], "star": False, "starstar": False, "unresolved_list": [], "callers_omitted": 0,
     "definitions": [], "definitions_omitted": 0, "files_omitted": 0, "decorators": [], "docstring": None,
-    "signature": "", "module": "", "stale_paths": 0, "suppressed": None, "refresh_ms": 0,
+    "signature": "", "module": "", "stale_paths": 0, "suppressed": None, "refresh_ms": 0, "symbols": [],
     # The values nearly every use has: a use is a call resolved exactly unless it says otherwise.
     "kind": "call", "resolution": "exact",
     # Most changes a check reports are of a signature; a whole test file (and a first import) is at line 1.
@@ -194,7 +194,8 @@ SHAPES: Mapping[str, Mapping[tuple[str, ...], tuple[str, ...]]] = MappingProxyTy
         **_FRESHNESS,
         (): ("summary", "schema", "command", "query", "profile", "head", "results", "stats"),
         ("results",): ("path", "symbol", "line", "end_line", "score", "distance", "via", "disclosure", "tokens",
-                       "truncated", "signals", "text"),
+                       "truncated", "signals", "text", "symbols"),
+        ("results", "symbols"): ("symbol", "line", "end_line", "disclosure", "tokens", "truncated", "text"),
         ("stats",): ("seeds", "terms", "candidates", "stale_paths", "tokens", "budget", "elapsed_ms"),
     },
     "graphguard.callers/1": {

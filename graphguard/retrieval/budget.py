@@ -1,12 +1,13 @@
-"""Fit ranked symbols into a token budget, choosing how much of each to show. Pure.
+"""Fit ranked files and their symbols into a token budget, choosing how much of each to show. Pure.
 
 Three disclosure levels: `full` source, `signature` (the header and the first
-line of the docstring) and `reference` (`path:line  symbol`). A token is about
-4 characters. Seeds are always full (a seed larger than what is left of the
-budget is cut to fit, with a marker saying so). Every other symbol, in rank
-order, gets the richest level that fits: full when it takes at most half of
-what is left, else its signature, else a reference; the selection stops at the
-first symbol for which not even a reference fits.
+line of the docstring) and `reference` (`path:line  symbol`). A token is
+counted as 4 characters (`count_tokens`; the benchmark counts BM25's files the
+same way). Seeds are always full (a seed larger than what is left of the
+budget is cut to fit, with a marker saying so). Files come breadth first: every
+listed file's best symbol by signature (by reference once the signatures took
+half the budget), then the best symbols in rank order in full where each takes
+at most half of what is left, then the files' next symbols (`select`).
 
 Very long lines (generated code, an embedded bundle) are clamped in-band,
 so one line cannot eat the budget.
@@ -14,7 +15,7 @@ so one line cannot eat the budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from graphguard.model import WireEnum
@@ -24,6 +25,8 @@ CHARS_PER_TOKEN = 4
 MAX_LINE = 240
 #: A non-seed symbol is shown in full only when it takes at most this share of the budget left.
 FULL_SHARE = 0.5
+#: The first pass shows the files' best symbols by signature until they take this share of the budget.
+BREADTH_SHARE = 0.5
 
 
 class Disclosure(WireEnum):
@@ -81,39 +84,75 @@ class Choice(NamedTuple):
     truncated: bool = False
 
 
-def select(items: Iterable[Item], budget: int | None, limit: int | None = None) -> list[Choice]:
-    """Greedy, in the given (rank) order: seeds full, then the richest level that fits; `budget` None is unlimited."""
-    out: list[Choice] = []
-    left = budget if budget is not None else None
-    for item in items:
-        if limit is not None and len(out) >= limit:
+def select(files: Sequence[Sequence[Item]], budget: int | None, limit: int | None = None) -> list[list[Choice]]:
+    """The choices of each file, in the given (rank) order; `files[i][0]` is a file's best symbol, the rest follow it.
+    `budget` None is unlimited; `limit` None lists files until the breadth share of the budget is spent.
+
+    Breadth first, then depth: an agent asking for 20 files should get 20, and its budget should show the best of
+    them in full rather than one long file and nothing else. So (1) each file's best symbol in rank order, seeds full,
+    the others by signature while the signatures take at most BREADTH_SHARE of the budget, by reference after that;
+    (2) in rank order, a best symbol shown in full when it takes at most FULL_SHARE of what is left; (3) the files'
+    next symbols, the richest level that fits (never a bare reference: the file is listed already)."""
+    chosen: list[list[Choice]] = []
+    left = budget
+    breadth = None if budget is None else budget * BREADTH_SHARE
+    for items in files:
+        if (limit is not None and len(chosen) >= limit) or not items:
             break
-        choice: Choice | None
-        if item.is_seed:
-            text, truncated = item.full, False
-            if left is not None and count_tokens(text) > left:
-                if left < count_tokens(item.reference) + 8:
-                    continue  # no room for even a cut seed; a later seed may be smaller
-                text, truncated = truncate(text, left, item.location), True
-            choice = Choice(item.key, Disclosure.FULL, text, count_tokens(text), truncated)
-        else:
-            choice = _richest(item, left)
-            if choice is None:
-                break
-        out.append(choice)
+        spent = 0 if budget is None or left is None else budget - left
+        if limit is None and breadth is not None and spent >= breadth:
+            break  # only the budget bounds the answer: the rest of it goes to the sources of the files listed
+        choice = _first(items[0], left, signature=breadth is None or spent < breadth)
+        if choice is None:
+            if items[0].is_seed:
+                continue  # no room for even a cut seed; a later seed may be smaller
+            break
+        chosen.append([choice])
         if left is not None:
             left -= choice.tokens
-    return out
+    for items, choices in zip(files, chosen):  # (2) the best symbols in full where they fit
+        now, item = choices[0], items[0]
+        if now.disclosure is Disclosure.FULL or not item.full:
+            continue
+        n = count_tokens(item.full)
+        if left is None or n - now.tokens <= left * FULL_SHARE:
+            choices[0] = Choice(item.key, Disclosure.FULL, item.full, n)
+            if left is not None:
+                left -= n - now.tokens
+    for items, choices in zip(files, chosen):  # (3) the next symbols of each file
+        for item in items[1:]:
+            more = _richest(item, left, levels=(Disclosure.FULL, Disclosure.SIGNATURE))
+            if more is not None:
+                choices.append(more)
+                if left is not None:
+                    left -= more.tokens
+    return chosen
 
 
-def _richest(item: Item, left: int | None) -> Choice | None:
-    levels: Sequence[tuple[Disclosure, str]] = (
-        (Disclosure.FULL, item.full), (Disclosure.SIGNATURE, item.signature), (Disclosure.REFERENCE, item.reference),
-    )
-    for level, text in levels:
+def _first(item: Item, left: int | None, *, signature: bool) -> Choice | None:
+    """A file's best symbol as the first pass lists it: a seed full (cut to what is left), the others by signature
+    (when `signature`) or by reference."""
+    if item.is_seed:
+        text, truncated = item.full, False
+        if left is not None and count_tokens(text) > left:
+            if left < count_tokens(item.reference) + 8:
+                return None
+            text, truncated = truncate(text, left, item.location), True
+        return Choice(item.key, Disclosure.FULL, text, count_tokens(text), truncated)
+    levels = (Disclosure.SIGNATURE, Disclosure.REFERENCE) if signature else (Disclosure.REFERENCE,)
+    return _richest(item, left, levels=levels, whole=True)
+
+
+def _richest(item: Item, left: int | None, *, levels: Sequence[Disclosure] = tuple(Disclosure),
+             whole: bool = False) -> Choice | None:
+    """The richest of `levels` that fits: full only within FULL_SHARE of what is left (all of it with `whole`)."""
+    texts = {Disclosure.FULL: item.full, Disclosure.SIGNATURE: item.signature, Disclosure.REFERENCE: item.reference}
+    for level in levels:
+        text = texts[level]
         if not text:
             continue
         n = count_tokens(text)
-        if left is None or (n <= left * FULL_SHARE if level is Disclosure.FULL else n <= left):
+        share = 1.0 if whole or level is not Disclosure.FULL else FULL_SHARE
+        if left is None or n <= left * share:
             return Choice(item.key, level, text, n)
     return None

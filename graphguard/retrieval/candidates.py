@@ -12,7 +12,7 @@ from graphguard.retrieval import graphdata, history, rank, textindex
 from graphguard.retrieval.kinds import Direction, Via
 from graphguard.retrieval.named import Naming
 from graphguard.retrieval.records import UNREACHED, Request
-from graphguard.retrieval.tokenize import query_terms
+from graphguard.retrieval.tokenize import about_tests, query_terms
 
 if TYPE_CHECKING:
     import sqlite3
@@ -90,6 +90,7 @@ class Gathering(Naming):
     def gather(self, request: Request, profile: rank.Profile) -> Gathered:
         """The candidates of a request with their signals (history cut at `self.before`), before ranking."""
         focus: dict[str, list[str]] = {}
+        written: dict[str, list[str]] = {}
         hits: list[textindex.Hit] = []
         text_scores: dict[str, float] = {}
         terms: list[str] = []
@@ -104,6 +105,14 @@ class Gathering(Naming):
             starts = rank.text_seeds(text_scores, share=EXPAND_SHARE, most=MAX_EXPAND_FILES)
             focus = text_focus(hits, starts, {p: self.files.module(p) for p in starts})
             pinned: set[str] = set()
+            # The files the task names as code go first, seeds of the walk from the definitions it names.
+            written = self._written_definitions(request.text, about_tests=about_tests(request.text))
+            for path, qualnames in written.items():
+                seeds[path] = starts[path] = 1.0
+                if qualnames:
+                    focus[path] = qualnames
+                else:
+                    focus.pop(path, None)
         else:
             seeds, focus = self.resolve_seeds(request.seeds)
             starts = seeds
@@ -148,7 +157,9 @@ class Gathering(Naming):
         for path in seeds:
             c = cand(path)
             c.is_seed = True
-            c.pinned = path in pinned
+            c.pinned = path in pinned or path in written
+            if path in written:
+                c.distance = 0
         # Tests: direct importers of a seed, tests named after a seed, tests further away.
         test_names = self._tests_named_after(list(seeds))
         for path, v in test_names.items():
@@ -160,9 +171,13 @@ class Gathering(Naming):
             if self.files.is_test(path) and r.distance > 0:
                 c = cands[path]
                 c.signals["test"] = max(c.signals.get("test", 0.0), 1.0 if r.direct_test else 0.5)
+        # Fixtures nothing imports match a task's words by the dozen (a folder of plugins for integration tests);
+        # one that changed with the seeds before is kept: black's test cases under tests/data change with the code.
+        data = [p for p in cands if self.config.is_test_data(p) and p not in pinned and "cochange" not in cands[p].signals]
+        unimported = set(data) - graphdata.imported(self.db, self.files, data)
         for path in list(cands):
-            if self.config.is_generated(path) and path not in pinned:
-                del cands[path]  # walked through, never returned
+            if (self.config.is_generated(path) or path in unimported) and path not in pinned:
+                del cands[path]  # walked through, never returned: generated code, fixtures nothing imports
         activity = history.activity_rows(self.db, list(cands), before=self.before)
         recency, frequency = history.activity(activity, now)
         for path, c in cands.items():

@@ -17,7 +17,8 @@ from graphguard.config import Config
 from graphguard.retrieval import graphdata, history, profiles, rank
 from graphguard.retrieval.candidates import Gathering
 from graphguard.retrieval.fill import Filling
-from graphguard.retrieval.records import ContextResult, Request
+from graphguard.retrieval.records import MAX_FILES, ContextResult, Request
+from graphguard.retrieval.tokenize import about_tests
 
 # --- keeping the text index and the history current ---------------------------------------
 
@@ -47,6 +48,17 @@ class Retriever(Gathering, Filling):
 
     # the pipeline
 
+    def _tests_under_subjects(self, ranked: list[rank.Candidate], request: Request) -> list[rank.Candidate]:
+        """The ranking with each test of those that can be returned under the file it tests (rank.tests_under_subjects)."""
+        window = ranked[: 3 * (request.limit or MAX_FILES)]
+        tests = [c.path for c in window if self.files.is_test(c.path)]
+        if not tests:
+            return ranked
+        tested = graphdata.tested_files(self.db, self.files, tests)
+        paths = [c.path for c in ranked if not self.files.is_test(c.path)]
+        subject = {t: s for t in tests if (s := rank.subject_of(t, tested.get(t, {}), paths)) is not None}
+        return rank.tests_under_subjects(ranked, subject)
+
     def run(self, request: Request, command: str) -> ContextResult:
         t0 = time.perf_counter()
         profile = profiles.resolve(self.db, request.profile)
@@ -59,6 +71,10 @@ class Retriever(Gathering, Filling):
             result.elapsed_ms = int((time.perf_counter() - t0) * 1000)
             return result
         ranked = rank.rank(g.candidates, profile)
+        # Unless the task is about tests: its words say so, or the caller gave a test as a seed.
+        on_tests = about_tests(request.text) if request.text is not None else any(map(self.files.is_test, g.seeds))
+        if not on_tests:
+            ranked = self._tests_under_subjects(ranked, request)
         result.candidates = len(g.candidates)
         assert g.expansion is not None
         self._fill(result, ranked, request, g.hits, g.expansion, g.focus)

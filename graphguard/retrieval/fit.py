@@ -17,8 +17,10 @@ import enum
 import heapq
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from graphguard.retrieval import kinds, rank
@@ -29,6 +31,7 @@ HALF_LIVES = (180.0, 365.0, 730.0, 1460.0)
 FACTORS = (0.0, 0.33, 0.5, 0.7, 1.4, 2.0, 3.0)
 ROUNDS = 3
 AT = (10, 20)
+_NONE: Mapping[str, float] = MappingProxyType({})
 
 
 class Task(enum.Enum):
@@ -94,10 +97,24 @@ def _prepare(case: Case, profile: rank.Profile) -> _Prepared:
     return _Prepared(case.task, case.truth, tuple(paths), seeds, fixed, co)
 
 
-def _score_case(p: _Prepared, weights: Mapping[str, float], half_life: float, cliff: float) -> tuple[float, float, float]:
-    total = sum(w for w in weights.values() if w > 0)
-    if total <= 0 or not p.truth:
+def _score_case(p: _Prepared, weights: Mapping[str, float], half_life: float, cliff: float,
+                damping: Mapping[str, float] = _NONE) -> tuple[float, float, float]:
+    if not p.truth:
         return 0.0, 0.0, 0.0
+    top = _top(p, weights, half_life, cliff, damping)
+    hit10 = sum(1 for x in top[:10] if x in p.truth)
+    hit20 = sum(1 for x in top[:20] if x in p.truth)
+    first = next((i for i, x in enumerate(top) if x in p.truth), None)
+    n = len(p.truth)
+    return hit10 / n, hit20 / n, (1.0 / (first + 1) if first is not None else 0.0)
+
+
+def _top(p: _Prepared, weights: Mapping[str, float], half_life: float, cliff: float,
+         damping: Mapping[str, float] = _NONE) -> list[str]:
+    """The case's first max(AT) files under these weights (and hub damping), in rank.rank's order."""
+    total = sum(w for w in weights.values() if w > 0)
+    if total <= 0:
+        return []
     cols = [(weights[s] / total, p.fixed[s]) for s in p.fixed if weights.get(s, 0.0) > 0]
     co = p.cochange.get(half_life)
     if co is not None and weights.get("cochange", 0.0) > 0:
@@ -107,24 +124,22 @@ def _score_case(p: _Prepared, weights: Mapping[str, float], half_life: float, cl
         for i, v in enumerate(col):
             if v:
                 scores[i] += w * v
+    if damping:
+        scores = [v * damping.get(path, 1.0) for v, path in zip(scores, p.paths)]
     best = max(scores, default=0.0)
     # rank.rank's order: by score, seeds before others at equal score, then by path. The cliff (0 by default: ranking
     # no longer cuts at rank.CLIFF, which only marks disclosure) is kept for measuring a cut ranking.
     kept = [(-round(s, 4), p.paths[i] not in p.seeds, p.paths[i]) for i, s in enumerate(scores)
             if p.paths[i] in p.seeds or (s > 0 and s >= cliff * best)]
-    top = [t[2] for t in heapq.nsmallest(max(AT), kept)]
-    hit10 = sum(1 for x in top[:10] if x in p.truth)
-    hit20 = sum(1 for x in top[:20] if x in p.truth)
-    first = next((i for i, x in enumerate(top) if x in p.truth), None)
-    n = len(p.truth)
-    return hit10 / n, hit20 / n, (1.0 / (first + 1) if first is not None else 0.0)
+    return [t[2] for t in heapq.nsmallest(max(AT), kept)]
 
 
-def _evaluate(prepared: Sequence[_Prepared], weights: Mapping[str, float], half_life: float, cliff: float) -> Scores:
+def _evaluate(prepared: Sequence[_Prepared], weights: Mapping[str, float], half_life: float, cliff: float,
+              damping: Mapping[str, float] = _NONE) -> Scores:
     """Mean over the tasks present of each task's mean: a task with more cases does not outweigh the other."""
     per: dict[Task, list[tuple[float, float, float]]] = {}
     for p in prepared:
-        per.setdefault(p.task, []).append(_score_case(p, weights, half_life, cliff))
+        per.setdefault(p.task, []).append(_score_case(p, weights, half_life, cliff, damping))
     if not per:
         return Scores(0.0, 0.0, 0.0, 0)
     means = [tuple(sum(x[i] for x in rows) / len(rows) for i in range(3)) for rows in per.values()]
@@ -135,9 +150,47 @@ def _evaluate(prepared: Sequence[_Prepared], weights: Mapping[str, float], half_
 def evaluate(cases: Sequence[Case], profile: rank.Profile, *, cliff: float = 0.0) -> dict[str, Scores]:
     """Per task and over both ("all"): the profile's recall@10, recall@20 and MRR on these cases."""
     prepared = [_prepare(c, profile) for c in cases]
-    out = {t.value: _evaluate([p for p in prepared if p.task is t], profile.weights, profile.half_life, cliff)
+    out = {t.value: _evaluate([p for p in prepared if p.task is t], profile.weights, profile.half_life, cliff,
+                              profile.damping)
            for t in Task if any(p.task is t for p in prepared)}
-    out["all"] = _evaluate(prepared, profile.weights, profile.half_life, cliff)
+    out["all"] = _evaluate(prepared, profile.weights, profile.half_life, cliff, profile.damping)
+    return out
+
+
+# --- hub damping: files returned far more often than touched -------------------------------------------------
+
+#: A file is damped only when the replays returned it in their top 10 at least this often.
+DAMP_RETURNED = 4
+#: Its touched-per-returned rate is shrunk toward the repository's by this many returns' worth of evidence.
+DAMP_SHRINK = 4.0
+#: The strongest damping: a hub still ranks, below files of a fifth of its score.
+DAMP_FLOOR = 0.2
+
+
+def learn_damping(cases: Sequence[Case], profile: rank.Profile) -> dict[str, float]:
+    """path -> factor < 1: how often the replayed commits touched a file relative to how often `profile` returned it
+    in their top 10, over the same rate for the whole repository (shrunk toward it by DAMP_SHRINK returns), for
+    the files returned at least DAMP_RETURNED times. The hubs (a `_generate_schema.py`, a `linegen.py` in every top
+    10) are the files returned often and touched rarely; a file touched as often as returned is left alone."""
+    returned: Counter[str] = Counter()
+    touched: Counter[str] = Counter()
+    for c in cases:
+        p = _prepare(c, profile)
+        returned.update(_top(p, profile.weights, profile.half_life, 0.0)[:10])
+        touched.update(c.truth)
+    total_returned = sum(returned.values())
+    if not total_returned:
+        return {}
+    base = sum(touched[x] for x in returned) / total_returned
+    if base <= 0:
+        return {}
+    out = {}
+    for path, n in returned.items():
+        if n < DAMP_RETURNED:
+            continue
+        rate = (touched[path] + DAMP_SHRINK * base) / (n + DAMP_SHRINK)
+        if rate < base:
+            out[path] = round(max(DAMP_FLOOR, rate / base), 3)
     return out
 
 
@@ -250,10 +303,12 @@ class FittedProfile:
     history_commits: int  # commits of the touch log when fitted (a refit waits for REFIT_AFTER more)
     elapsed_s: float = 0.0
     trials: int = 0
+    damping: Mapping[str, float] = field(default_factory=dict)  # learn_damping's hubs (a row before it has none)
 
     def profile(self) -> rank.Profile:
         return rank.Profile(kinds.FITTED, dict(self.weights), description=f"learned from this repository's history"
-                            f" up to {self.cutoff[:12]}", half_life=self.half_life)
+                            f" up to {self.cutoff[:12]}", half_life=self.half_life,
+                            damping=MappingProxyType(dict(self.damping)))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -268,6 +323,7 @@ class FittedProfile:
             if sum(weights.values()) <= 0 or any(v < 0 for v in weights.values()):
                 raise ValueError("weights")
             d["weights"] = weights
+            d["damping"] = {str(k): min(1.0, max(0.0, float(v))) for k, v in d.get("damping", {}).items()}
             fp = cls(**d)
             float(fp.half_life), int(fp.history_commits)
             if fp.half_life <= 0:

@@ -174,8 +174,11 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
     fitting, validating, cut = fit.split(cases, until_time=until_time)
     t1 = time.monotonic()
     found, share = fit.fit_weights(fitting, default, seconds=max(0.0, seconds - (time.monotonic() - t0)))
-    fitted_profile = rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life)
+    # The hubs, learned on the fitting commits under the fitted weights, validated with them.
+    damping = fit.learn_damping(fitting, rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life))
+    fitted_profile = rank.Profile(kinds.FITTED, found.weights, half_life=found.half_life, damping=damping)
     on_val = _recall(fit.evaluate(validating, fitted_profile))
+    undamped = _recall(fit.evaluate(validating, fitted_profile._replace(damping={})))
     on_val_default = _recall(fit.evaluate(validating, default))
     validation = {t: fit.TaskRecall(on_val[t], on_val_default[t]) for t in on_val}
     n_fit, n_val = fit.commits_of(fitting), fit.commits_of(validating)
@@ -183,10 +186,11 @@ def fit_at(db: sqlite3.Connection, root: str, head: str, config: Config, *, unti
     cutoff = min((c for c in validating), key=lambda c: (c.time, c.commit)).commit if validating else ""
     result = fit.FittedProfile(dict(found.weights), found.half_life, cutoff, n_fit, n_val, found.scores.recall10,
                                validation, accepted, reason, __version__, head, _log_size(db),
-                               round(time.monotonic() - t0, 2), found.trials)
+                               round(time.monotonic() - t0, 2), found.trials, damping)
     log(f"fit: {len(cases)} cases from {n_fit} fitting + {n_val} validation commits (cut {cut}), replay"
         f" {t1 - t0:.1f} s, search {time.monotonic() - t1:.1f} s ({found.trials} trials, {share:.0%} of the way from the"
-        f" default); {reason};"
+        f" default); {len(damping)} hubs damped (validation recall@10 without the damping:"
+        f" {', '.join(f'{t} {v:.3f}' for t, v in sorted(undamped.items()))}); {reason};"
         f" {'fitted' if accepted else 'default'} profile in use")
     return result
 

@@ -306,3 +306,43 @@ def classes_named(db: sqlite3.Connection, files: Files, names: Sequence[str], *,
     rows = stored_symbols.classes_named(db, names, limit)
     files.load_ids(r[0] for r in rows)
     return [(row.path, q, k, a, b) for fid, q, k, a, b in rows if (row := files.by_id(fid)) is not None]
+
+
+#: Definitions read at most for the names a task writes.
+WRITTEN_HITS = 200
+
+
+def definitions_called(db: sqlite3.Connection, files: Files, names: Sequence[str], *, limit: int = WRITTEN_HITS) -> list[Symbol]:
+    """The definitions whose own name (the last part of the qualname) is one of `names`."""
+    if not names:
+        return []
+    rows = stored_symbols.definitions_called(db, list(dict.fromkeys(names)), limit)
+    files.load_ids(r[2] for r in rows)
+    return [Symbol(q, k, f.path, a, b, s) for q, k, fid, a, b, s in rows if (f := files.by_id(fid)) is not None]
+
+
+def files_ending(db: sqlite3.Connection, files: Files, name: str) -> list[str]:
+    """The files of the graph whose path is `name` or ends with `/name`."""
+    return [p for p in stored_paths.paths_ending(db, name) if p in files]
+
+
+def imported(db: sqlite3.Connection, files: Files, paths: Sequence[str]) -> set[str]:
+    """Those of `paths` that some file imports."""
+    ids = files.ids(paths)
+    found: set[str] = set()
+    for chunk in chunked(ids):
+        found.update(_row(files, dst).path for _, dst, kind, _ in stored_edges.file_edges_into(db, chunk) if kind == "import")
+    return found
+
+
+def tested_files(db: sqlite3.Connection, files: Files, tests: Sequence[str]) -> dict[str, dict[str, int]]:
+    """test file -> the files it tests (`test-of`: the non-test files it uses) with the symbols it uses of each."""
+    ids = files.ids(tests)
+    out: dict[str, dict[str, int]] = {}
+    rows = [r for chunk in chunked(ids) for r in stored_edges.file_edges_from(db, chunk) if r[2] == "test-of"]
+    files.load_ids(dst for _, dst, _, _ in rows)
+    for src, dst, _, n in rows:
+        row = files.by_id(dst)
+        if row is not None:
+            out.setdefault(_row(files, src).path, {})[row.path] = n
+    return out

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from graphguard.retrieval import graphdata, rank, textindex
-from graphguard.retrieval.tokenize import STOPWORDS, split_identifier
+from graphguard.retrieval.tokenize import STOPWORDS, split_identifier, written_files, written_names
 
 if TYPE_CHECKING:
     import sqlite3
@@ -21,6 +21,10 @@ NAME_BOOST = 1.0
 FAMILY = 0.6
 NAMED_AFTER = 0.9
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: A name the task writes that more files than this define says nothing about where to look (`get_queryset`).
+NAMED_FILES = 3
+#: Files the names a task writes can put first, at most.
+NAMED_FIRST = 6
 
 
 class Naming:
@@ -73,6 +77,34 @@ class Naming:
                     if (fpath, fq) not in best:
                         best[(fpath, fq)] = textindex.Hit(fpath, fq, fkind, fline, fend, top * NAME_BOOST * fs)
         return sorted(best.values(), key=lambda h: (-h.score, h.path, h.line)), strength
+
+    def _written_definitions(self, text: str, *, about_tests: bool) -> dict[str, list[str]]:
+        """The files a task names by writing a definition's name as code (`lenient_issubclass`, `Display.warning`,
+        `DeviceSerializer`) or a file's name (`main.py`), each with the definitions named in it (none: the file
+        itself), in the task's order: they go first. A name defined in more than NAMED_FILES files is left to the
+        text signal, and a test's definition counts only when the task is about tests or nothing else has it."""
+        out: dict[str, list[str]] = {}
+        for name in written_files(text):
+            paths = graphdata.files_ending(self.db, self.files, name)
+            if 0 < len(paths) <= NAMED_FILES:
+                for p in paths:
+                    out.setdefault(p, [])
+        names = written_names(text)
+        rows = graphdata.definitions_called(self.db, self.files, [n.rpartition(".")[2] for n in names])
+        for name in names:
+            found = [r for r in rows if r.qualname == name or r.qualname.endswith(("." + name, "#" + name))]
+            if not found and "." in name and (path := self.files.path_of_module(name)) is not None:
+                out.setdefault(path, [])
+                continue
+            code = [r for r in found if not self.files.is_test(r.path)]
+            found = found if about_tests or not code else code
+            if not 0 < len({r.path for r in found}) <= NAMED_FILES:
+                continue
+            for r in found:
+                qualnames = out.setdefault(r.path, [])
+                if r.qualname not in qualnames:
+                    qualnames.append(r.qualname)
+        return dict(list(out.items())[:NAMED_FIRST])
 
     def _tests_named_after(self, seeds: list[str]) -> dict[str, float]:
         """Tests named after a seed, the nearest first: those in the seed's folder, then its parent's, and so on up

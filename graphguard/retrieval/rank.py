@@ -52,6 +52,9 @@ class Profile(NamedTuple):
     forward: float = 1.0  # multiplies the graph signal of dependencies before ranking
     description: str = ""
     half_life: float = 730.0  # days over which a co-change counts half (history.HALF_LIFE_DAYS)
+    #: path -> a factor below 1 for the hubs of this repository: files its history shows returned far more often
+    #: than touched (fit.learn_damping); only a fitted profile has one.
+    damping: Mapping[str, float] = MappingProxyType({})
 
 
 def _w(**kw: float) -> Mapping[str, float]:
@@ -120,21 +123,54 @@ def fuse(candidates: Iterable[Candidate], profile: Profile, *, k: int = K) -> di
 
 
 def rank(candidates: Mapping[str, Candidate], profile: Profile, *, cliff: float = CLIFF) -> list[Candidate]:
-    """Pinned seeds first (score 1), then the rest by score, path as the tie-break. Every candidate with a score is
-    kept (an early cut lost relevant files the caller's limit had room for: about 12 results came back where the
-    baselines rank 20); those below `cliff` times the best are marked past the cliff (seeds never are)."""
-    pinned = sorted((c for c in candidates.values() if c.pinned), key=lambda c: c.path)
+    """Pinned seeds first (score 1; among them, by the score they would have had), then the rest by score, path as
+    the tie-break. Every candidate with a score is kept (an early cut lost relevant files the caller's limit had room
+    for: about 12 results came back where the baselines rank 20); those below `cliff` times the best are marked past
+    the cliff (seeds never are)."""
+    among_all = fuse(candidates.values(), profile) if any(c.pinned for c in candidates.values()) else {}
+    pinned = sorted((c for c in candidates.values() if c.pinned), key=lambda c: (-among_all[c.path], c.path))
     rest = [c for c in candidates.values() if not c.pinned]
     for c in pinned:
         c.score = 1.0
     for path, s in fuse(rest, profile).items():
-        candidates[path].score = round(s, 4)
+        candidates[path].score = round(s * profile.damping.get(path, 1.0), 4)
     rest.sort(key=lambda c: (-c.score, not c.is_seed, c.path))
     best = rest[0].score if rest else 0.0
     kept = [c for c in rest if c.is_seed or c.score > 0]
     for c in kept:
         c.past_cliff = not c.is_seed and c.score < cliff * best
     return pinned + kept
+
+
+def subject_of(test: str, tested: Mapping[str, int], ranked: Sequence[str]) -> str | None:
+    """The file a test tests, among the ranked ones: the one it is named after (`test_http.py`, `http.py`), else the
+    one of the files it uses (`tested`: path -> symbols used) whose symbols it uses most."""
+    core = _stem(test).removeprefix("test_").removesuffix("_test").removeprefix("test")
+    named = [p for p in ranked if p != test and core and _stem(p) == core]
+    if named:
+        return named[0]
+    listed = set(ranked)
+    among = [p for p in tested if p in listed]
+    return max(among, key=lambda p: (tested[p], p)) if among else None
+
+
+def tests_under_subjects(ranked: list[Candidate], subject: Mapping[str, str]) -> list[Candidate]:
+    """Each test right under the file it tests (`subject`) when it ranked above that file: a test passes for the
+    code it tests, and an agent reads the code first. Pinned ones stay where they are; a moved test's score is
+    lowered to its subject's, so the scores still descend."""
+    position = {c.path: i for i, c in enumerate(ranked)}
+    held: dict[str, list[Candidate]] = {}
+    out: list[Candidate] = []
+    for c in ranked:
+        s = subject.get(c.path)
+        if s is not None and not c.pinned and position.get(s, -1) > position[c.path]:
+            held.setdefault(s, []).append(c)
+            continue
+        out.append(c)
+        for t in held.pop(c.path, []):
+            t.score = min(t.score, c.score)
+            out.append(t)
+    return out
 
 
 # --- signals from raw scores ------------------------------------------------------------------

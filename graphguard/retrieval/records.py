@@ -13,18 +13,34 @@ DEFAULT_BUDGET = 8000
 #: The distance of a candidate no walk reached (a text match is at 0, a co-changed file at 1).
 UNREACHED = 1 << 30
 DEFAULT_LIMIT = 20
+#: Files an answer lists at most when only a budget bounds it (`--budget` without `--limit`).
+MAX_FILES = 100
 
 
 class Request(NamedTuple):
     text: str | None = None  # context: the task
     seeds: tuple[str, ...] = ()  # related: paths or dotted symbols
-    limit: int = DEFAULT_LIMIT
+    limit: int | None = DEFAULT_LIMIT  # files; None: as many as the budget holds (at most MAX_FILES)
     budget: int | None = DEFAULT_BUDGET
     depth: int = 1
     profile: str = "auto"
 
 
+class ContextSymbol(NamedTuple):
+    """One more symbol of a result's file, after its best one (nested in the result)."""
+
+    symbol: str
+    line: int
+    end_line: int
+    disclosure: budgeting.Disclosure
+    tokens: int
+    text: str
+    truncated: bool = False
+
+
 class ContextItem(NamedTuple):
+    """One file of the answer: its best symbol, and its next best ones in `symbols`."""
+
     path: str
     symbol: str
     line: int
@@ -37,6 +53,7 @@ class ContextItem(NamedTuple):
     text: str
     signals: Mapping[str, float] = {}  # shared by every instance: never mutated
     truncated: bool = False
+    symbols: tuple[ContextSymbol, ...] = ()
 
 
 @dataclass
@@ -55,5 +72,5 @@ class ContextResult:
 
     @property
     def tokens(self) -> int:
-        return sum(i.tokens for i in self.items)
+        return sum(i.tokens + sum(s.tokens for s in i.symbols) for i in self.items)
 

@@ -23,7 +23,9 @@ def to_dict(r: ContextResult) -> dict[str, Any]:
         "results": [
             {"path": i.path, "symbol": i.symbol, "line": i.line, "end_line": i.end_line, "score": i.score,
              "distance": i.distance, "via": i.via, "disclosure": i.disclosure, "tokens": i.tokens,
-             "truncated": i.truncated, "signals": dict(i.signals), "text": i.text}
+             "truncated": i.truncated, "signals": dict(i.signals), "text": i.text,
+             "symbols": [{"symbol": n.symbol, "line": n.line, "end_line": n.end_line, "disclosure": n.disclosure,
+                          "tokens": n.tokens, "truncated": n.truncated, "text": n.text} for n in i.symbols]}
             for i in r.items
         ],
         "stats": {"seeds": r.seeds, "terms": r.terms, "candidates": r.candidates, "stale_paths": r.stale,
@@ -59,7 +61,7 @@ def render_text(r: ContextResult) -> str:
     budget = f" of {r.budget}" if r.budget is not None else ""
     what = f"context for {r.query!r}" if r.command == "context" else f"related to {', '.join(_one_line(q) for q in r.query)}"
     lines = [f"# graphguard {what}",
-             f"# {len(r.items)} results, {r.tokens}{budget} tokens, profile {r.profile}, HEAD {r.head[:12]}"]
+             f"# {len(r.items)} files, {r.tokens}{budget} tokens, profile {r.profile}, HEAD {r.head[:12]}"]
     if r.stale:
         lines.append(f"# {r.stale} path(s) of the graph are not at HEAD: left out (run `graphguard index`)")
     if not r.items:
@@ -68,13 +70,20 @@ def render_text(r: ContextResult) -> str:
         how = i.via if i.distance == 0 else f"{i.via}, distance {i.distance}"
         lines.append("")
         lines.append(f"## {_one_line(i.path)}:{i.line}  {_one_line(i.symbol)}  ({i.disclosure}; {how}; score {i.score:.2f})")
-        if i.disclosure is Disclosure.REFERENCE:
-            continue
-        fence = _fence(i.text)
-        lines.append(f"{fence}{_info(i.path)}")
-        lines.append(i.text)
-        lines.append(fence)
+        _source(lines, i.path, i.disclosure, i.text)
+        for n in i.symbols:  # the file's next symbols, under it
+            lines.append(f"### {_one_line(i.path)}:{n.line}  {_one_line(n.symbol)}  ({n.disclosure})")
+            _source(lines, i.path, n.disclosure, n.text)
     return "\n".join(lines)
+
+
+def _source(lines: list[str], path: str, disclosure: Disclosure, text: str) -> None:
+    if disclosure is Disclosure.REFERENCE:
+        return
+    fence = _fence(text)
+    lines.append(f"{fence}{_info(path)}")
+    lines.append(text)
+    lines.append(fence)
 
 
 RENDERERS: dict[str, Callable[[ContextResult], str]] = {"text": render_text, "json": render_json}

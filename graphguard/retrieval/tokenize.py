@@ -214,3 +214,54 @@ def _long_line_ranges(text: str) -> list[tuple[int, int]]:
 
 def join(words: Iterable[str]) -> str:
     return " ".join(words)
+
+
+# --- names a task writes as code ---------------------------------------------------------------
+
+#: A file name with a source suffix (`main.py`, `src/cart.ts`).
+_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:pyi?|[mc]?tsx?|[mc]?jsx?))(?![\w/])")
+#: A backticked name, or a run of identifiers joined by dots.
+_CODE = re.compile(r"`([A-Za-z_][\w.]*)`|(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+#: camelCase or PascalCase of two words or more: a lower-case letter before a capital (`getUser`,
+#: `DeviceSerializer`); an acronym alone (`REST`) or a capitalised word (`Device`) is prose.
+_CAMEL_NAME = re.compile(r"[a-z0-9][A-Z]")
+#: Words the task writes with a dot that are not code (`e.g.`, `i.e.`): every part must be this long.
+_PART = 2
+
+
+def written_files(text: str) -> list[str]:
+    """The file names a task writes (`main.py`, `src/cart.ts`), in order, once each."""
+    return list(dict.fromkeys(m.group(1) for m in _FILE.finditer(text)))
+
+
+def written_names(text: str) -> list[str]:
+    """The names a task writes as code, in order, once each: backticked (`` `warning` ``), dotted
+    (`Display.warning`), snake_case (`lenient_issubclass`), or camelCase/PascalCase of two words or more
+    (`DeviceSerializer`). A plain word, a capitalised one or an acronym is prose, and so is a name of dunders
+    alone (`__init__`: every class has one). File names are `written_files`'."""
+    files = set(written_files(text))
+    out: dict[str, None] = {}
+    for m in _CODE.finditer(text):
+        quoted, name = m.group(1), m.group(2)
+        if quoted:
+            out.setdefault(quoted.strip("."), None)
+            continue
+        if name in files or any(f.endswith(name) or name in f for f in files):
+            continue
+        parts = name.split(".")
+        if len(parts) > 1:
+            if all(len(p) >= _PART for p in parts) and not name[-1:].isdigit():
+                out.setdefault(name, None)
+            continue
+        core = name.strip("_")
+        if core and ("_" in core or _CAMEL_NAME.search(core)) and not name.startswith("__"):
+            out.setdefault(name, None)
+    return list(out)
+
+
+_ABOUT_TESTS = re.compile(r"\b(?:tests?|testing|tested|pytest|conftest|fixtures?|unittest|spec|specs)\b", re.IGNORECASE)
+
+
+def about_tests(text: str) -> bool:
+    """Whether a task is about tests (then tests rank as any file, and a test's definition can be the one named)."""
+    return bool(_ABOUT_TESTS.search(text))

@@ -180,8 +180,12 @@ def _retrieval_options(args: Arguments) -> dict[str, Any]:
     profile = args.get("profile", AUTO)
     if profile not in CHOICES:
         raise GraphguardError(f"'profile' must be one of {', '.join(CHOICES)}")
-    return {"budget": _int(args, "budget", 8000, 1, MAX_BUDGET), "limit": _int(args, "limit", 20, 1, MAX_LIMIT),
-            "depth": _int(args, "depth", 1, 0, 2), "profile": profile}
+    from graphguard.answers.context import retrieval_sizes
+
+    # The CLI's rule: a budget alone lists as many files as it holds, neither gives 20 files in 8000 tokens.
+    limit, budget = retrieval_sizes(_int(args, "limit", 20, 1, MAX_LIMIT) if "limit" in args else None,
+                                    _int(args, "budget", 8000, 1, MAX_BUDGET) if "budget" in args else None)
+    return {"budget": budget, "limit": limit, "depth": _int(args, "depth", 1, 0, 2), "profile": profile}
 
 
 def _context(session: Session, args: Arguments) -> Document:
@@ -227,8 +231,10 @@ def _limit(default: int, what: str) -> dict[str, Any]:
 _SYMBOL = {"type": "string", "description": "dotted name as imported or as defined: pkg.mod.func, pkg.mod.Class.method"}
 _RETRIEVAL = {
     "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "default": 8000,
-               "description": "at most this many tokens of source in the answer (about 4 characters each)"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 20, "description": "at most this many results"},
+               "description": "at most this many tokens of source in the answer (4 characters each), filled in rank"
+                              " order; given without limit, the answer lists as many files as it holds"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 20,
+              "description": "at most this many files, each with its best symbols nested"},
     "depth": {"type": "integer", "minimum": 0, "maximum": 2, "default": 1, "description": "graph hops from the seeds"},
     "profile": {"type": "string", "enum": list(CHOICES), "default": AUTO,
                 "description": "ranking weights for the kind of task: auto: fitted when it beat default on this repository's"

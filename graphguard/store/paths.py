@@ -95,3 +95,11 @@ def file_count(db: sqlite3.Connection) -> int:
 def module_rows(db: sqlite3.Connection) -> dict[str, tuple[int, str, str]]:
     """path -> (id, blob, module) of every stored file."""
     return {path: (fid, blob, module) for fid, path, blob, module in db.execute("SELECT id, path, blob, module FROM files")}
+
+
+def paths_ending(db: sqlite3.Connection, name: str, most: int = 10) -> list[str]:
+    """At most `most` paths that are `name` or end with `/name` (a scan of the paths: asked only for the file names
+    a task writes)."""
+    tail = "/" + name
+    return [r[0] for r in db.execute("SELECT path FROM files WHERE path = ? OR substr(path, -?) = ? ORDER BY path LIMIT ?",
+                                     (name, len(tail), tail, most))]

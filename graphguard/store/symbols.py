@@ -42,3 +42,12 @@ def classes_named(db: sqlite3.Connection, names: Sequence[str], limit: int) -> l
         " LIMIT ?",
         (*names, limit),
     ).fetchall()
+
+
+def definitions_called(db: sqlite3.Connection, names: Sequence[str], limit: int) -> list[tuple[str, str, int, int, int, str]]:
+    """(qualname, kind, file id, line, end_line, signature) of at most `limit` definitions named one of `names` (their
+    last component), over the index of names."""
+    return db.execute(
+        f"SELECT qualname, kind, file_id, line, end_line, signature FROM symbols WHERE name IN ({marks(names)}) LIMIT ?",
+        (*names, limit),
+    ).fetchall()
