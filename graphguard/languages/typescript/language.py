@@ -33,6 +33,7 @@ def _dialect(kind: str) -> Dialect:
 
 class TypeScript:
     name: str = "typescript"
+    noun: str = "TypeScript/JavaScript"
     suffixes: tuple[str, ...] = SUFFIXES
     by_path: bool = True
 
