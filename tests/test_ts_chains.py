@@ -1,8 +1,8 @@
 """Calls on a call's result and inherited methods (issue 21: zod v3's `z.string().min(1).nullable()`). tsc types
 `z.string()` through `export const stringType = ZodString.create` and `static create = (): ZodString => ...`, and
 finds `nullable` on ZodString's base class; graphguard reads the same annotations and bases, so those calls are
-exact, not left to a by-name pin that another declaration of `nullable` (v4's interface) defeats. On real git
-repositories."""
+exact, not left to a by-name pin that another declaration of `nullable` (v4's interface) defeats. A type alias of
+one named type (`type ZodTypeAny = ZodType<any>`) has that type's members. On real git repositories."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ BASE = """
       self(): this { return this; }
       loose() { return this; }
     }
+    export type AnyBase = Base;
     export class Wrapped<T> extends Base {
       constructor(readonly inner: T) { super(); }
       unwrap(): T { return this.inner; }
@@ -48,6 +49,8 @@ FILES = {
           z.string().nullable().unwrap();
           z.string().loose().nullable();
         }
+        import type { AnyBase } from "./base";
+        export const take = (a: AnyBase) => a.nullable();
     """,
 }
 
@@ -63,7 +66,7 @@ def test_calls_on_call_results_reach_the_returned_class_and_its_bases(make_repo:
     repo = make_repo(FILES)
     # `loose()` has no return annotation: what it returns is not read, and its `.nullable()` is only a candidate.
     assert _calls(graphguard, repo, "src/base.ts#Base.nullable") == {(3, "exact"), (4, "exact"), (7, "exact"), (8, "exact"),
-                                                                     (9, "candidate")}
+                                                                     (9, "candidate"), (12, "exact")}
     # `self(): this` gives the receiver's class (Str), so `.min` is Str's.
     assert _calls(graphguard, repo, "src/str.ts#Str.min") == {(4, "exact"), (5, "exact")}
     assert _calls(graphguard, repo, "src/base.ts#Wrapped.unwrap") == {(8, "exact")}
@@ -78,5 +81,5 @@ def test_a_required_parameter_added_to_an_inherited_method_breaks_its_chained_ca
     assert result.code == 1, result.out
     (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/base.ts#Base.nullable"]
     broken = {(c["path"], c["line"]) for c in entry["callers"] if c["status"] == "broken"}
-    assert broken == {("src/use.ts", 3), ("src/use.ts", 4), ("src/use.ts", 7), ("src/use.ts", 8)}
+    assert broken == {("src/use.ts", 3), ("src/use.ts", 4), ("src/use.ts", 7), ("src/use.ts", 8), ("src/use.ts", 12)}
     assert all(c["status"] != "broken" for c in entry["callers"] if c["line"] == 9)  # `loose()`'s result is not typed

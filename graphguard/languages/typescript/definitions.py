@@ -240,8 +240,13 @@ def _require(call: Node) -> str | None:
 
 
 def _heritage(node: Node) -> tuple[str, ...]:
-    """`extends`/`implements` of a class, `extends` of an interface, as name chains."""
+    """`extends`/`implements` of a class, `extends` of an interface, as name chains; the one type a type alias names
+    (`type ZodTypeAny = ZodType<any>`: a receiver so typed has ZodType's members)."""
     bases: list[str] = []
+    value = node.child_by_field_name("value") if node.type == "type_alias_declaration" else None
+    if value is not None:
+        value = value.child_by_field_name("name") or value if value.type == "generic_type" else value
+        return (n.chain(value),) if value.type in ("type_identifier", "nested_type_identifier") else ()
     for part in node.named_children:
         if part.type == "class_heritage":
             clauses = part.named_children
