@@ -239,7 +239,8 @@ function seed(files, like) {
   files.forEach((name, i) => {
     const index = governing.get(path.join(ROOT, like[i]));
     if (index === undefined) return;
-    projects[index].rootNames.push(path.join(ROOT, name));
+    // A new array: the last program holds the old one, and an equal list of roots lets it reuse its whole structure.
+    projects[index].rootNames = [...projects[index].rootNames, path.join(ROOT, name)];
     governing.set(path.join(ROOT, name), index);
   });
   return { seeded: files.filter((f) => governing.has(path.join(ROOT, f))) };
