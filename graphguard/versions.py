@@ -7,7 +7,7 @@
 #: reference; 11: exports, of TypeScript/JavaScript files; 12: TypeScript/JavaScript's own facts (interfaces, types, enums,
 #: namespaces, variables, JSX uses, import forms, export kinds, the regions that did not parse); 13: the methods TS
 #: interfaces and type literals declare, `member`; 14: a TS callee on a call's result keeps its chain, `a.b().c`, and a
-#: type alias of one named type has it as its base):
+#: type alias of one named type has it as its base, and an unannotated function what its last `return` gives):
 #: cached facts of another version are re-parsed.
 FACTS_VERSION = 14
 #: The graph database's tables and what resolution stores in them (7: too-deep and too-long resolutions, indexed by name;

@@ -2,7 +2,8 @@
 `z.string()` through `export const stringType = ZodString.create` and `static create = (): ZodString => ...`, and
 finds `nullable` on ZodString's base class; graphguard reads the same annotations and bases, so those calls are
 exact, not left to a by-name pin that another declaration of `nullable` (v4's interface) defeats. A type alias of
-one named type (`type ZodTypeAny = ZodType<any>`) has that type's members. On real git repositories."""
+one named type (`type ZodTypeAny = ZodType<any>`) has that type's members; a method without a return annotation
+returns what its last `return` gives (`min() { return this._addCheck(...) }`). On real git repositories."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ BASE = """
     export abstract class Base {
       nullable(): Wrapped<this> { return new Wrapped(this); }
       self(): this { return this; }
-      loose() { return this; }
+      loose() { return null as any; }
     }
     export type AnyBase = Base;
     export class Wrapped<T> extends Base {
@@ -31,6 +32,8 @@ FILES = {
         export class Str extends Base {
           static create = (max?: number): Str => new Str();
           min(n: number): Str { return this; }
+          max(n: number) { return this.check(n); }
+          check(n: number) { return new Str(); }
         }
         export const stringType = Str.create;
         export { stringType as string };
@@ -51,6 +54,7 @@ FILES = {
         }
         import type { AnyBase } from "./base";
         export const take = (a: AnyBase) => a.nullable();
+        export const capped = () => z.string().max(1).nullable();
     """,
 }
 
@@ -64,9 +68,10 @@ def _calls(graphguard: Callable[..., Any], repo: GitRepo, symbol: str) -> set[tu
 def test_calls_on_call_results_reach_the_returned_class_and_its_bases(make_repo: Callable[..., GitRepo],
                                                                       graphguard: Callable[..., Any]) -> None:
     repo = make_repo(FILES)
-    # `loose()` has no return annotation: what it returns is not read, and its `.nullable()` is only a candidate.
+    # `max()` has no return annotation, but returns `this.check(n)`, which returns `new Str()`: read off the bodies.
+    # `loose()` returns what no reading types: its `.nullable()` is only a candidate.
     assert _calls(graphguard, repo, "src/base.ts#Base.nullable") == {(3, "exact"), (4, "exact"), (7, "exact"), (8, "exact"),
-                                                                     (9, "candidate"), (12, "exact")}
+                                                                     (9, "candidate"), (12, "exact"), (13, "exact")}
     # `self(): this` gives the receiver's class (Str), so `.min` is Str's.
     assert _calls(graphguard, repo, "src/str.ts#Str.min") == {(4, "exact"), (5, "exact")}
     assert _calls(graphguard, repo, "src/base.ts#Wrapped.unwrap") == {(8, "exact")}
@@ -81,5 +86,5 @@ def test_a_required_parameter_added_to_an_inherited_method_breaks_its_chained_ca
     assert result.code == 1, result.out
     (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/base.ts#Base.nullable"]
     broken = {(c["path"], c["line"]) for c in entry["callers"] if c["status"] == "broken"}
-    assert broken == {("src/use.ts", 3), ("src/use.ts", 4), ("src/use.ts", 7), ("src/use.ts", 8), ("src/use.ts", 12)}
+    assert broken == {("src/use.ts", 3), ("src/use.ts", 4), ("src/use.ts", 7), ("src/use.ts", 8), ("src/use.ts", 12), ("src/use.ts", 13)}
     assert all(c["status"] != "broken" for c in entry["callers"] if c["line"] == 9)  # `loose()`'s result is not typed

@@ -5,7 +5,8 @@ Pure over the files' facts (`load`) and module resolution (`ModuleResolver`, whi
 named, default and namespace imports; re-exports (`export { a as b } from`, `export * from`, `export * as ns
 from`) to the file that defines the name; receivers bound by `new C()`, annotated `x: C` (`C | undefined`) and
 `this.m()` inside class C; a call's result by the callee's return annotation (`z.string().nullable()`, through
-`const string = ZodString.create` to `static create = (): ZodString =>`); a member not defined on a class by its
+`const string = ZodString.create` to `static create = (): ZodString =>`; unannotated, by the body's last `return`:
+`new C()`, `this`, `this.m()`); a member not defined on a class by its
 bases (`extends`, `implements`), in order. A method call on a receiver of unknown type stays unresolved with its
 name: the graph pins it on the only class defining that name at query time (`by-name`, said so in the answer).
 """
@@ -85,7 +86,7 @@ class Resolver:
             facts = self.load(path)
             defs = facts.definitions if facts is not None else ()
             self._defs[path] = {d.qualname: d.kind for d in defs}
-            self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns))}
+            self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns) or _delegated(d.returns))}
             self._bases[path] = {d.qualname: d.bases for d in defs if d.bases}
             self._held[path] = held_classes(facts) if facts is not None else {}
             self._aliases[path] = aliases(facts) if facts is not None else {}
@@ -135,8 +136,15 @@ class Resolver:
         if kind is DefKind.VARIABLE and (alias := self._aliases[target.path].get(qualname)) is not None:
             return self.returned(self.named(target.path, alias), receiver, depth + 1)
         named = self.returns(target) if kind in (DefKind.FUNCTION, DefKind.METHOD, DefKind.MEMBER) else None
+        owner = Sym(full(target.path, qualname.rpartition(".")[0]), target.path) if "." in qualname else None
         if named == "this":
-            return receiver if isinstance(receiver, Sym) else None
+            return receiver if isinstance(receiver, Sym) else owner
+        if named is not None and named.endswith("()"):  # `return this.m(...)`, `return f(...)`: what that returns
+            head, _, rest = named.removesuffix("()").partition(".")
+            if head == "this" and rest and "." not in rest:
+                this = receiver if isinstance(receiver, Sym) else owner
+                return self.returned(self.member(this, rest), this, depth + 1)
+            return self.returned(self.named(target.path, named.removesuffix("()")), None, depth + 1) if head != "this" else None
         return self.named(target.path, named) if named is not None else None
 
     def bases(self, path: str, qualname: str) -> tuple[str, ...]:
@@ -390,6 +398,11 @@ def held_classes(facts: FileFacts) -> dict[str, str]:
             if not b.scope and b.kind is kind and "." not in b.target:
                 out.setdefault(b.target, b.value)
     return out
+
+
+def _delegated(returns: str | None) -> str | None:
+    """A return read off the body as a call (`this._addCheck()`, `make()`; definitions._returned), else None."""
+    return returns if returns is not None and returns.endswith("()") and "(" not in returns[:-2] else None
 
 
 def aliases(facts: FileFacts) -> dict[str, str]:
