@@ -14,7 +14,7 @@ FACTS_VERSION = 14
 #: 8: one-of resolutions, a row per target a name can hold at a call; 9: `self`/`cls` in a class nested in a function
 #: or method is that class, not the outer one; 10: imports' form and category, TypeScript/JavaScript files; 11: a TS call
 #: on an imported variable typed by its declaration; 12: TS calls on a call's result typed by its return annotation,
-#: members found on a class's bases).
+#: members found on a class's bases, an ES module's undeclared exports no longer importable by name).
 SCHEMA_VERSION = 12
 #: The blob cache's table (2: facts as bytes with a checksum).
 BLOB_VERSION = 2

@@ -26,6 +26,8 @@ EXPORT_EQUALS = "export="
 #: The resolution's kind of import of each form a statement has.
 _KINDS = {ImportForm.STATIC: ImportKind.STATIC, ImportForm.TYPE_ONLY: ImportKind.TYPE_ONLY, ImportForm.REQUIRE: ImportKind.REQUIRE,
           ImportForm.IMPORT_EQUALS: ImportKind.IMPORT_EQUALS, ImportForm.DYNAMIC: ImportKind.DYNAMIC}
+#: The import forms that make a file an ES module (TypeScript's rule: a file with an import or export is a module).
+_ES_FORMS = frozenset({ImportForm.STATIC, ImportForm.TYPE_ONLY, ImportForm.IMPORT_EQUALS})
 #: Re-export chains longer than this are not followed (a cycle of `export *` is cut by the set of files seen).
 MAX_HOPS = 32
 #: Bases, aliases and call results are followed this deep (a cycle of them is cut here).
@@ -173,8 +175,10 @@ class Resolver:
                 to = self.module(path, e.specifier).target if e.name == "*" and e.specifier is not None else None
                 if to is not None and (through := self.export(to, name, hops + 1, seen)) is not None:
                     return through
-        # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently.
-        return Sym(full(path, name), path) if not facts.exports and name in self.definitions(path) else None
+        # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently. Not
+        # an ES module's (one `import` makes it one): its last export removed, a name it declares is not importable.
+        script = not facts.exports and not any(i.form in _ES_FORMS for i in facts.imports)
+        return Sym(full(path, name), path) if script and name in self.definitions(path) else None
 
     def local(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
         """What a module-level name of `path` holds: its own definition, or what an import binds to it."""
