@@ -75,12 +75,12 @@ def run(oracle: Oracle, repo: str, planted: list[Seed], governed: set[str]) -> l
     if not planted:
         return []
     head = git(repo, "rev-parse", "HEAD")
-    for s in planted:
-        with open(os.path.join(repo, s.path), "w", encoding="utf-8") as f:
-            f.write(s.text)
-    git(repo, "add", "--", *[s.path for s in planted])
-    git(repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--no-verify", "-m", "seeded JS callers")
     try:
+        for s in planted:
+            with open(os.path.join(repo, s.path), "w", encoding="utf-8") as f:
+                f.write(s.text)
+        git(repo, "add", "-f", "--", *[s.path for s in planted])  # -f: a repository may ignore `*.js` where it builds
+        git(repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--no-verify", "-m", "seeded JS callers")
         seeded = set(oracle.ask(op="seed", files=[s.path for s in planted], like=[s.mutation.path for s in planted])["seeded"])
         graphguard(repo, "index")
         baseline: dict[str, Any] = {}
@@ -97,6 +97,9 @@ def run(oracle: Oracle, repo: str, planted: list[Seed], governed: set[str]) -> l
         return outcomes
     finally:
         git(repo, "reset", "-q", "--hard", head)
+        for s in planted:  # a seed the commit did not take is left untracked: gone too
+            if os.path.exists(os.path.join(repo, s.path)):
+                os.remove(os.path.join(repo, s.path))
         graphguard(repo, "index")
 
 
