@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from typing import Any
 
+import ts_oracle_seeds
 from ts_oracle_breaks import JS_SUFFIXES, Kind, Outcome, judge, select
 from ts_oracle_setup import REPOS, Compiler, Oracle, RepoSpec, Timed, checkout, configs_of, git, graphguard, install_compilers, link_workspace, timed, tracked
 from ts_oracle_tsgo import agreement, tsgo_imports
@@ -103,12 +104,14 @@ def score_breaks(outcomes: list[Outcome]) -> dict[str, Any]:
     def of(js: bool) -> dict[str, Any]:
         tsc = [(o, s) for o in outcomes if not o.mutation.kind.control for s in o.tsc if s[0].endswith(JS_SUFFIXES) == js]
         ours = [(o, s) for o in outcomes if not o.mutation.kind.control for s in o.broken
-                if s[0].endswith(JS_SUFFIXES) == js and s not in o.outside]
+                if s[0].endswith(JS_SUFFIXES) == js and s not in o.outside and s not in o.unreached]
         found = sum(1 for o, s in tsc if s in o.found)
         confirmed = sum(1 for o, s in ours if s in o.confirmed)
         return {"tsc_sites": len(tsc), "found": found, "recall": found / len(tsc) if tsc else None,
                 "gg_sites": len(ours), "confirmed": confirmed,
-                "outside": sum(1 for o in outcomes if not o.mutation.kind.control for s in o.outside if s[0].endswith(JS_SUFFIXES) == js), "precision": confirmed / len(ours) if ours else None}
+                "outside": sum(1 for o in outcomes if not o.mutation.kind.control for s in o.outside if s[0].endswith(JS_SUFFIXES) == js),
+                "unreached": sum(1 for o in outcomes if not o.mutation.kind.control for s in o.unreached if s[0].endswith(JS_SUFFIXES) == js),
+                "precision": confirmed / len(ours) if ours else None}
     controls = [o for o in outcomes if o.mutation.kind.control]
     return {"mutations": len(outcomes) - len(controls), "controls": len(controls),
             "controls_blocked": sum(o.blocked for o in controls), "controls_tsc_errors": sum(len(o.tsc) for o in controls),
@@ -270,6 +273,13 @@ def run_repo(spec: RepoSpec, args: argparse.Namespace, compilers: list[Compiler]
             result["breaks_detail"] = [{"kind": o.mutation.kind.value, "path": o.mutation.path, "symbol": o.mutation.symbol,
                                         "tsc": o.tsc, "broken": o.broken, "found": sorted(o.found)} for o in outcomes]
             result["breaks_s"] = time.perf_counter() - t
+            if args.js_seeds:
+                t = time.perf_counter()
+                texts = {m.path: open(os.path.join(repo, m.path), encoding="utf-8", newline="").read() for m, _ in chosen}
+                planted = ts_oracle_seeds.seeds(chosen, candidates, texts)
+                seeded = ts_oracle_seeds.run(oracle, repo, planted, set(loaded["governed"]))
+                result["js_seeds"] = ts_oracle_seeds.score(seeded) | {"seconds": time.perf_counter() - t}
+                print(f"  seeded JS callers: {json.dumps(result['js_seeds'])}", flush=True)
     oracle.close()
     if "speed" in args.parts:
         t = time.perf_counter()
@@ -295,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--js-per-kind", type=int, default=1,
                         help="more mutations of each kind of TS definitions that JavaScript files use")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--js-seeds", type=int, default=1,
+                        help="1: also judge each TS function or constructor mutation on a seeded JS caller (bench/ts_oracle_seeds.py)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--work", default="/tmp/ts-oracle")
     parser.add_argument("--out", default=None, help="markdown file for the tables (default: --work/results.md)")

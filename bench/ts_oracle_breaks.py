@@ -193,6 +193,10 @@ class Outcome:
     blocked: bool
     check_s: float
     outside: set[tuple[str, int, int]] = field(default_factory=set)  # graphguard sites in files no program checks
+    #: graphguard sites resolved exactly (by their imports) in files whose imports tsc does not resolve to the mutated
+    #: file (an example importing a workspace package whose `exports` name unbuilt outputs: tsc sees an external
+    #: package there, graphguard the package's sources): the compiler cannot check them against this definition.
+    unreached: set[tuple[str, int, int]] = field(default_factory=set)
     found: set[tuple[str, int, int]] = field(default_factory=set)  # tsc sites graphguard spans
     confirmed: set[tuple[str, int, int]] = field(default_factory=set)  # graphguard sites tsc confirms
 
@@ -222,7 +226,7 @@ def compiler_sites(oracle: Oracle, mutation: Mutation, closure: list[str],
     return sorted({(p, line, code) for p, line, code, _ in new.elements() if p != mutation.path})
 
 
-def graphguard_sites(repo: str, mutation: Mutation) -> tuple[list[tuple[str, int, int]], int, bool, float]:
+def graphguard_sites(repo: str, mutation: Mutation) -> tuple[list[tuple[str, int, int]], set[tuple[str, int, int]], int, bool, float]:
     full = os.path.join(repo, mutation.path)
     with open(full, "w", encoding="utf-8", newline="") as f:
         f.write(mutation.text)
@@ -234,16 +238,19 @@ def graphguard_sites(repo: str, mutation: Mutation) -> tuple[list[tuple[str, int
     if run.returncode not in (0, 1):
         raise RuntimeError(f"graphguard check exited {run.returncode} on {mutation.kind.value} {mutation.path}")
     report = json.loads(run.stdout)
-    broken, unknown = [], 0
+    broken, exact, unknown = [], set(), 0
     for change in report["changes"]:
         for caller in change["callers"]:
             if caller["path"] == mutation.path:
                 continue
             if caller["status"] == "broken":
-                broken.append((caller["path"], caller["line"], caller.get("end_line") or caller["line"]))
+                site = (caller["path"], caller["line"], caller.get("end_line") or caller["line"])
+                broken.append(site)
+                if caller.get("resolution") in ("exact", "partial"):
+                    exact.add(site)
             elif caller["status"] == "unknown":
                 unknown += 1
-    return sorted(set(broken)), unknown, report["verdict"] == "block", run.wall
+    return sorted(set(broken)), exact, unknown, report["verdict"] == "block", run.wall
 
 
 def judge(oracle: Oracle, repo: str, mutation: Mutation, closure: list[str],
@@ -251,9 +258,11 @@ def judge(oracle: Oracle, repo: str, mutation: Mutation, closure: list[str],
     """Match the two sides: a site by line span; for a removed or renamed export, by file, since tsc reports
     the import alone (the name is then an error type and its uses are silent) while each use is broken."""
     tsc = compiler_sites(oracle, mutation, closure, baseline)
-    broken, unknown, blocked, wall = graphguard_sites(repo, mutation)
+    broken, exact, unknown, blocked, wall = graphguard_sites(repo, mutation)
     out = Outcome(mutation, tsc, broken, unknown, blocked, wall)
     out.outside = {site for site in broken if site[0] not in governed}
+    reached = set(closure)
+    out.unreached = {site for site in broken if site in exact and site[0] not in reached and site not in out.outside}
     by_file = mutation.kind in (Kind.EXPORT_REMOVED, Kind.EXPORT_RENAMED)
     for path, line, code in tsc:
         for site in broken:

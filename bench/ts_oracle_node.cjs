@@ -8,6 +8,8 @@
 //   {"op": "imports"}                       per file, per module specifier: what the compiler resolved it to
 //   {"op": "candidates"}                    exported functions, methods, constructors with their parameter spans
 //   {"op": "diag", "files": [rel], "overrides": {rel: text}}   the diagnostics of those files with those contents
+//   {"op": "seed", "files": [rel], "like": [rel]}   each file added to the program that governs its `like` (the
+//                                           bench's seeded JavaScript callers, written after the programs loaded)
 "use strict";
 const path = require("path");
 const readline = require("readline");
@@ -233,6 +235,17 @@ function statementLine(sf, pos) {
   return sf.getLineAndCharacterOfPosition(declaration ? st.getStart(sf) : pos).line + 1;
 }
 
+function seed(files, like) {
+  files.forEach((name, i) => {
+    const index = governing.get(path.join(ROOT, like[i]));
+    if (index === undefined) return;
+    // A new array: the last program holds the old one, and an equal list of roots lets it reuse its whole structure.
+    projects[index].rootNames = [...projects[index].rootNames, path.join(ROOT, name)];
+    governing.set(path.join(ROOT, name), index);
+  });
+  return { seeded: files.filter((f) => governing.has(path.join(ROOT, f))) };
+}
+
 function diag(files, newOverrides) {
   overrides = new Map(Object.entries(newOverrides || {}).map(([k, v]) => [path.join(ROOT, k), v]));
   const programOf = programsByFile();
@@ -261,6 +274,7 @@ rl.on("line", (line) => {
     else if (req.op === "imports") answer = imports();
     else if (req.op === "candidates") answer = candidates();
     else if (req.op === "diag") answer = diag(req.files, req.overrides);
+    else if (req.op === "seed") answer = seed(req.files, req.like);
     else answer = { error: `unknown op ${req.op}` };
   } catch (e) {
     answer = { error: String(e && e.stack ? e.stack : e) };

@@ -49,15 +49,28 @@ def render(results: list[dict[str, Any]], compilers: list[Any], sha: str, load: 
     lines += ["", "### Breaks (targets: recall >= 0.97, precision >= 0.98, controls blocked 0; JS recall >= 0.9)", "",
               "| repo | mutations | TS sites tsc | found | recall | graphguard TS sites | confirmed | precision | "
               "JS sites tsc (checkJs) | found | recall | graphguard JS sites | confirmed | graphguard sites in files no tsconfig checks (TS, JS) | "
-              "unknown callers | controls blocked | check p50 | time |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "graphguard exact sites tsc's resolution does not reach (TS, JS) | "
+              "unknown callers | controls blocked | check p50 | time |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         b = r.get("breaks")
         if b:
             t, j = b["ts"], b["js"]
             lines.append(f"| {r['repo']} | {b['mutations']} | {t['tsc_sites']} | {t['found']} | {ratio(t['recall'])} | "
                          f"{t['gg_sites']} | {t['confirmed']} | {ratio(t['precision'])} | {j['tsc_sites']} | {j['found']} | "
-                         f"{ratio(j['recall'])} | {j['gg_sites']} | {j['confirmed']} | {t['outside']}, {j['outside']} | {b['unknown']} | "
+                         f"{ratio(j['recall'])} | {j['gg_sites']} | {j['confirmed']} | {t['outside']}, {j['outside']} | "
+                         f"{t.get('unreached', '-')}, {j.get('unreached', '-')} | {b['unknown']} | "
                          f"{b['controls_blocked']} of {b['controls']} | {b['check_p50_s']:.2f} s | {r['breaks_s']:.0f} s |")
+    seeded = [r for r in results if r.get("js_seeds")]
+    if seeded:
+        lines += ["", "Seeded JavaScript callers of the TypeScript mutations (one per function or constructor mutated; tsc with "
+                  "checkJs as the oracle, where plain tsc is silent; target recall >= 0.9):", "",
+                  "| repo | seeds | of them controls | tsc sites (checkJs) | found | recall | graphguard broken | confirmed | precision | "
+                  "missed | time |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in seeded:
+            s = r["js_seeds"]
+            lines.append(f"| {r['repo']} | {s['seeds']} | {s['controls']} | {s['tsc_sites']} | {s['found']} | {ratio(s['recall'])} | "
+                         f"{s['gg_sites']} | {s['confirmed']} | {ratio(s['precision'])} | {'; '.join(s['missed']) or '-'} | "
+                         f"{s['seconds']:.0f} s |")
     for r in results:
         if r.get("breaks_rows"):
             lines += ["", f"{r['repo']}, per mutation:", "",

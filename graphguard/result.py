@@ -164,6 +164,7 @@ class CheckResult:
     changes: list[SymbolImpact] = field(default_factory=list)
     warnings: list[FileWarning] = field(default_factory=list)
     files_changed: int = 0
+    files_by_language: dict[str, int] = field(default_factory=dict)  # Language.name -> how many of them changed
     elapsed_ms: int = 0
     notes: list[str] = field(default_factory=list)
     submodules: list[str] = field(default_factory=list)  # submodules that moved, not checked (each also a warning)

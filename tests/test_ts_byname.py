@@ -98,8 +98,11 @@ def test_a_call_the_compiler_is_told_to_expect_an_error_on_is_not_blamed(make_re
     result = graphguard(repo, "check", "--staged", "--format", "json")
     assert result.code == 1, result.err
     (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/reg.ts#add"]
-    assert {c["line"]: c["status"] for c in entry["callers"] if c["kind"] == "call"} == {
-        2: "broken", 4: "unknown", 6: "unknown"}
+    # As a Python `# type: ignore`: ok, suppressed, the reason keeping what it would have been (Language.notes).
+    assert {c["line"]: (c["status"], c.get("suppressed")) for c in entry["callers"] if c["kind"] == "call"} == {
+        2: ("broken", None), 4: ("ok", "ignored"), 6: ("ok", "ignored")}
+    (line_4,) = [c for c in entry["callers"] if c["line"] == 4]
+    assert line_4["reason"] == "ignored (`// @ts-expect-error`): Expected 1 arguments, but got 2."
 
 
 def test_a_use_of_a_renamed_function_under_ts_expect_error_is_not_blamed(make_repo: Callable[..., GitRepo],
@@ -114,4 +117,4 @@ def test_a_use_of_a_renamed_function_under_ts_expect_error_is_not_blamed(make_re
     assert result.code == 1, result.err
     (entry,) = [c for c in result.json["changes"] if c["symbol"] == "src/dates.ts#date"]
     assert {(c["line"], c["kind"]): c["status"] for c in entry["callers"]} == {
-        (1, "import"): "broken", (2, "call"): "broken", (4, "call"): "unknown"}
+        (1, "import"): "broken", (2, "call"): "broken", (4, "call"): "ok"}

@@ -273,3 +273,33 @@ def test_a_tsconfig_proposed_where_none_was_maps_an_alias_and_one_staged_away_br
     gone = _check(graphguard, with_config, "--staged")
     assert gone.code == 1
     assert [(c["path"], c["status"]) for c in _entry(gone.json, "tsconfig.json")["callers"]] == [("app/page.ts", "broken")]
+
+
+def test_the_summary_names_the_languages_of_the_changed_files(make_repo: Callable[..., GitRepo],
+                                                              graphguard: Callable[..., Any]) -> None:
+    repo = make_repo({**APP, "pkg/tool.py": "def tool(a):\n    return a\n"})
+    _stage(repo, {"src/use.ts": APP["src/use.ts"] + "// a comment\n"})
+    result = graphguard(repo, "check", "--staged")
+    assert result.code == 0, result.out
+    assert result.out.rstrip().endswith("1 TypeScript/JavaScript file changed)"), result.out
+    _stage(repo, {"web/old.js": APP["web/old.js"] + "// more\n", "pkg/tool.py": "def tool(a):\n    return a  # same\n"})
+    for fmt, ending in (("text", "1 Python file and 2 TypeScript/JavaScript files changed)"),
+                        ("github", "1 Python file and 2 TypeScript/JavaScript files changed)")):
+        result = graphguard(repo, "check", "--staged", "--format", fmt)
+        assert result.code == 0, result.out
+        assert ending in result.out, result.out
+
+
+def test_the_last_export_of_a_module_removed_breaks_its_importers(make_repo: Callable[..., GitRepo],
+                                                                  graphguard: Callable[..., Any]) -> None:
+    # An ES module (it imports) with one export: without it, the module exports nothing, and its name is not
+    # importable (tsc: TS2459 "declares 'ThemePicker' locally, but it is not exported"); a script's names are.
+    repo = make_repo({
+        "src/picker.tsx": 'import { useState } from "react";\nexport function Picker(props: { n: number }) { return null; }\n',
+        "src/page.tsx": 'import { Picker } from "./picker";\nexport const Page = () => <Picker n={1} />;\n',
+    })
+    _stage(repo, {"src/picker.tsx": 'import { useState } from "react";\nfunction Picker(props: { n: number }) { return null; }\n'})
+    result = _check(graphguard, repo, "--staged")
+    assert result.code == 1, result.out
+    entry = _entry(result.json, "src/picker.tsx#Picker")
+    assert ("src/page.tsx", "import", "broken") in _callers(entry)

@@ -27,6 +27,7 @@ into the exit code.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
@@ -51,6 +52,7 @@ from graphguard.check import (
 from graphguard.check.merge import other_parents, union
 from graphguard.config import Config
 from graphguard.config import load as load_config
+from graphguard.languages import for_path
 from graphguard.repo import Repo, checked_after, ensure_fresh, head_probe
 from graphguard.result import CheckResult, Compared, FileWarning, SymbolImpact
 from graphguard.store.paths import StoredPaths
@@ -151,7 +153,9 @@ def _compare(repo: Repo, config: Config, revs: revisions.Revisions) -> CheckResu
                             " a site is blamed only when it is broken seen from every parent")
         first = revs.old if not isinstance(revs.target, revisions.Commits) or git.parents(root, revs.new)[:1] == [revs.old] else None
         result.notes += merge.notes(views, excused, first, {p: len(d.paths) for p, d in diffs.items()})
-    result.files_changed = len({p for d in diffs.values() for p in d.paths})
+    paths = {p for d in diffs.values() for p in d.paths}
+    result.files_changed = len(paths)
+    result.files_by_language = dict(Counter(lang.name for p in sorted(paths) if (lang := for_path(p)) is not None))
     return result
 
 

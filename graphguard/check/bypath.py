@@ -9,6 +9,7 @@ through the `Language` interface alone.
     -> each use judged (check/pathjudge): a call bound to the new signature (Language.bind), a use of a
        definition that is gone broken
     -> the calls the change writes to definitions it did not change, bound the same way (check/pathcalls)
+    -> the sites each file says not to blame (Language.notes: `// @ts-expect-error`), as Python's (check/suppress)
     -> SymbolImpact records in the report's shape (the Python pipeline's, beside it)
 
 A file whose new version does not parse keeps what parses: its warning is said, and a definition missing
@@ -34,7 +35,7 @@ from graphguard.store.reads import CodeGraph
 if TYPE_CHECKING:
     from graphguard.check import pathcalls
 
-# pathjudge, pathcalls and pathconfig are imported by `assess`: every check asks `split`, most change no
+# pathjudge, pathcalls, pathconfig and suppress are imported by `assess`: every check asks `split`, most change no
 # TypeScript or JavaScript file.
 
 
@@ -46,7 +47,7 @@ def by_path(path: str) -> bool:
 def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides,
            target: Target) -> tuple[list[SymbolImpact], list[FileWarning]]:
     """The changes of the by-path files of `sides` and what they do to each use (`load_raw`: the blob cache's facts)."""
-    from graphguard.check import pathcalls, pathconfig, pathjudge
+    from graphguard.check import pathcalls, pathconfig, pathjudge, suppress
 
     files = _written(sides)
     warnings = [FileWarning(path, w) for path, f in files.items() for w in f.facts.warnings]
@@ -69,7 +70,9 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     if configs:
         unchanged = {p: r for p, r in fresh.items() if p not in changed}
         impacts += pathconfig.assess(configs, graph.import_rows(set(unchanged)), unchanged)
-    return impacts, warnings
+    # What each file says not to blame (`// @ts-expect-error` on the line before), read from its new version.
+    impacts, ignored = suppress.marked(impacts, lambda paths: suppress.notes_by(read, paths))
+    return impacts, warnings + ignored
 
 
 def _new_side(sides: Sides, read: Callable[[str], bytes | None]) -> Callable[[str], bytes | None]:

@@ -9,7 +9,6 @@ records given; signatures of the new side come from `NewSigs`, which reads the n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +22,6 @@ from graphguard.store.reads import CodeGraph
 #: The resolutions that say a use names the definition: it breaks when the definition is gone.
 _NAMED = frozenset({Resolution.EXACT, Resolution.PARTIAL, Resolution.BY_NAME})
 
-#: A directive after which tsc reports no error on the next line: the author expects one there (a test of a
-#: wrong call), so a call there that this change breaks is not news the compiler would give.
-_SILENCED = re.compile(rb"\s*(?://|/\*)\s*@ts-(?:expect-error|ignore)\b")
-
 #: The changes after which the old name leads nowhere (its uses break unless they now reach a definition).
 GONE = frozenset({ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED})
 
@@ -38,15 +33,6 @@ class NewSigs:
     new_data: Mapping[str, bytes]
     read: Callable[[str], bytes | None]
     _files: dict[str, Any] = field(default_factory=dict)
-    _lines: dict[str, list[bytes]] = field(default_factory=dict)
-
-    def silenced(self, path: str, line: int) -> bool:
-        """Does a `// @ts-expect-error` or `// @ts-ignore` on the line before `line` silence the compiler there?"""
-        if path not in self._lines:
-            data = self._data(path)
-            self._lines[path] = data.splitlines() if data is not None else []
-        lines = self._lines[path]
-        return 2 <= line <= len(lines) + 1 and _SILENCED.match(lines[line - 2]) is not None
 
     def of(self, symbol: str) -> Any:
         path, _, qualname = symbol.partition("#")
@@ -122,12 +108,6 @@ class _Judge:
     sigs: NewSigs
 
     def __call__(self, use: Use, *, written: bool) -> CallerImpact:
-        judged = self._judged(use, written=written)
-        if judged.status is Status.BROKEN and self.sigs.silenced(use.path, use.line):
-            return _impact(use, Status.UNKNOWN, judged.reason + " (an error is expected here: @ts-expect-error or @ts-ignore)")
-        return judged
-
-    def _judged(self, use: Use, *, written: bool) -> CallerImpact:
         change = self.change
         if written and use.path == self.path and change.after is not None and change.new_qualname in (None, change.qualname):
             # An export dropped or renamed: the definition is still there, and the file's own calls still bind to it.

@@ -5,6 +5,8 @@
     f(1)  # pyright: ignore                   (bare, or with a call code)
     with pytest.raises(TypeError):            a call that does not bind raises TypeError: the test
         f(1)                                  wants that (also `self.assertRaises(TypeError, f, 1)`)
+    // @ts-expect-error                       TypeScript/JavaScript (Language.notes): every site of the next
+    f(1);                                     line (`@ts-ignore` too); `// graphguard: ignore[...]` as above
 
 A suppressed site is `ok` with `suppressed` saying why and its reason keeping what it would
 have been; the report counts them. Only the files holding a site to blame are read (one
@@ -14,6 +16,7 @@ tree-sitter parse each).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphguard import codes
@@ -28,10 +31,15 @@ if TYPE_CHECKING:
 
 def apply(overlay: Overlay, changes: list[SymbolImpact]) -> tuple[list[SymbolImpact], list[FileWarning]]:
     """`changes` with their suppressed sites marked, and a warning per ignore that names an unknown code."""
+    return marked(changes, lambda paths: _notes(overlay, paths))
+
+
+def marked(changes: list[SymbolImpact], notes_of: Callable[[set[str]], dict[str, Notes]]) -> tuple[list[SymbolImpact], list[FileWarning]]:
+    """The same, with each file's notes from `notes_of` (the by-path languages' check reads its new side itself)."""
     paths = {k.path for ch in changes for k in ch.callers if k.status is not Status.OK}
     if not paths:
         return changes, []
-    read = _notes(overlay, paths)
+    read = notes_of(paths)
     out = []
     warned: set[tuple[str, int]] = set()
     warnings = []
@@ -49,6 +57,11 @@ def apply(overlay: Overlay, changes: list[SymbolImpact]) -> tuple[list[SymbolImp
                     warnings.append(FileWarning(k.path, w[1]))
         out.append(dataclasses.replace(ch, callers=tuple(callers)) if callers != list(ch.callers) else ch)
     return out, warnings
+
+
+def notes_by(read: Callable[[str], bytes | None], paths: set[str]) -> dict[str, Notes]:
+    """The notes of each file whose new version `read` gives, read through its `Language`."""
+    return {p: lang.notes(data) for p in paths if (lang := for_path(p)) is not None and (data := read(p)) is not None}
 
 
 def _notes(overlay: Overlay, paths: set[str]) -> dict[str, Notes]:

@@ -57,6 +57,7 @@ class Language(Protocol):
     source (a file that does not parse has facts that say so) except `signatures` (SignatureParseError)."""
 
     name: str  # "python"
+    noun: str  # what a report calls its files: "Python", "TypeScript/JavaScript" ("2 Python files changed")
     suffixes: tuple[str, ...]  # (".py", ".pyi"): it claims exactly the files so named (each suffix has one dot)
     #: A file's module name is its path and a symbol's full name `path#qualname` (TypeScript); else dotted (Python).
     by_path: bool

@@ -24,7 +24,7 @@ from graphguard.errors import GraphguardError
 from graphguard.model import UseKind
 from graphguard.report import markdown
 from graphguard.report.runner import TestRunner
-from graphguard.report.text import submodules_note
+from graphguard.report.text import files_changed, submodules_note
 from graphguard.result import CallerImpact, ChangeKind, CheckResult, Status, SymbolImpact, Verdict
 
 MAX_ANNOTATIONS = 10
@@ -104,7 +104,7 @@ def _summary(result: CheckResult, broken: int, unknown: int) -> str:
     elif n:
         line = f"graphguard: pass: {changed}, no broken caller"
     else:
-        line = f"graphguard: pass: no interface change ({result.files_changed} Python file{'s' * (result.files_changed != 1)} changed{submodules_note(result)})"
+        line = f"graphguard: pass: no interface change ({files_changed(result)} changed{submodules_note(result)})"
     return line + (f"; {unknown} unknown" if unknown else "")
 
 

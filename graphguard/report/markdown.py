@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 
 from graphguard.report.runner import TestRunner
-from graphguard.report.text import submodules_note
+from graphguard.report.text import files_changed, submodules_note
 from graphguard.result import CallerImpact, CheckResult, Compared, Status, SymbolImpact, Verdict
 
 #: An HTML comment at the top, so a CI job can find and update its previous comment.
@@ -91,7 +91,7 @@ def _summary(result: CheckResult) -> str:
     changed = _plural(len(result.changes), "changed interface")
     if not result.changes:
         return (f"✅ **graphguard: pass**: no interface change ({_what(result)}, "
-                f"{_plural(result.files_changed, 'Python file')} changed{submodules_note(result)})")
+                f"{files_changed(result)} changed{submodules_note(result)})")
     if result.verdict is Verdict.BLOCK:
         blocking = sum(1 for ch in result.changes if result.blocks(ch))
         head = (f"❌ **graphguard: block**: {_plural(broken, 'broken caller')}" if broken else

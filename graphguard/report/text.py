@@ -11,6 +11,7 @@ import os
 import sys
 from collections import Counter
 
+from graphguard.languages import LANGUAGES
 from graphguard.model import UseKind
 from graphguard.report.runner import TestRunner, test_paths
 from graphguard.result import CallerImpact, ChangeKind, CheckResult, Compared, Status, SymbolImpact, TestHit, Verdict
@@ -59,6 +60,15 @@ def _command(result: CheckResult, runner: TestRunner | None) -> list[str]:
         return []
     scope = runner.scope(paths)
     return [f"tests to run ({runner.evidence}{', ' + scope if scope else ''}): {command}", ""]
+
+
+def files_changed(result: CheckResult) -> str:
+    """"2 Python files", "1 TypeScript/JavaScript file", "1 Python file and 2 TypeScript/JavaScript files": what changed
+    (Python's word when no file changed: "0 Python files")."""
+    counts = [(LANGUAGES[name].noun, n) for name in LANGUAGES if (n := result.files_by_language.get(name))]
+    if not counts:
+        counts = [(LANGUAGES["python"].noun, result.files_changed)]
+    return " and ".join(f"{n} {noun} file{'s' * (n != 1)}" for noun, n in counts)
 
 
 def submodules_note(result: CheckResult) -> str:
@@ -144,7 +154,7 @@ def render(result: CheckResult, *, verbose: bool = False, runner: TestRunner | N
                          + ([_plural(called, "definition called anew", "definitions called anew")] if called else []))
         summary = c("green", "graphguard: pass") + f": {said}, {callers} ({what})"
     else:
-        summary = c("green", "graphguard: pass") + f": no interface change ({what}, {result.files_changed} Python file{'s' * (result.files_changed != 1)} changed{submodules_note(result)})"
+        summary = c("green", "graphguard: pass") + f": no interface change ({what}, {files_changed(result)} changed{submodules_note(result)})"
     if unknown:
         summary += f"; {unknown} undecidable"
     suppressed = sum(len(ch.suppressed) for ch in result.changes)

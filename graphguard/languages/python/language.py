@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 class Python:
     name: str = "python"
+    noun: str = "Python"
     suffixes: tuple[str, ...] = (".py", ".pyi")
     by_path: bool = False
 

@@ -67,10 +67,13 @@ class Notes(NamedTuple):
     graphguard: dict[int, list[Ignore]]  # line -> `# graphguard: ignore` on it
     checker: dict[int, list[Ignore]]  # line -> a type checker's ignore that covers a call that does not bind
     expecting: tuple[Expecting, ...]
+    #: line -> a compiler directive that silences every error on it, of any site (TypeScript's `// @ts-expect-error`
+    #: on the line before); Python has none.
+    silenced: dict[int, list[Ignore]] = {}  # noqa: RUF012 - one shared default, never mutated
 
     def ignores(self, line: int, end_line: int, *, call: bool) -> list[Ignore]:
         """The ignores written on the site's lines (a type checker's only for a call)."""
-        tables = (self.graphguard, self.checker) if call else (self.graphguard,)
+        tables = (self.graphguard, self.checker, self.silenced) if call else (self.graphguard, self.silenced)
         return [i for table in tables for n in range(line, end_line + 1) for i in table.get(n, ())]
 
     def expected(self, line: int, end_line: int, raised: str, *, passed: bool = False) -> Expecting | None:

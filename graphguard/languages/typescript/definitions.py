@@ -103,8 +103,10 @@ class Walk:
         returns = inner.child_by_field_name("return_type")
         line, col, end_line, _ = n.span(node)
         decorators = _decorators(node) if kind is DefKind.CLASS or kind is DefKind.METHOD else ()
+        written = n.text(returns).lstrip(": ") if returns is not None else ""
+        said = written or (_returned(inner) if kind in (DefKind.FUNCTION, DefKind.METHOD) else None)
         self.defs.append(Definition(qualname, kind, line, end_line, n.header(self.data, node, inner), decorators, bases,
-                                    n.text(returns).lstrip(": ") or None, n.is_async(self.data, inner), col))
+                                    said or None, n.is_async(self.data, inner), col))
 
     def function(self, node: Node) -> None:
         prefix, name = self._definable(), n.name_of(node)
@@ -239,9 +241,39 @@ def _require(call: Node) -> str | None:
     return "require" if callee is not None and n.text(callee) == "require" else None
 
 
+def _returned(node: Node) -> str | None:
+    """What a function without a return annotation returns, when its body says it in the one form the resolver types:
+    its last statement `return new C(...)` (`C`), `return this` (`this`) or `return f(...)` / `return this.m(...)`
+    (the call's chain and `()`: what that returns); an arrow's expression body the same. Only the body's own
+    statements are read (an earlier `return` inside an `if` is not), as a hint for receivers, never a signature."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type == "statement_block":
+        last = body.named_children[-1] if body.named_child_count else None
+        if last is None or last.type != "return_statement" or not last.named_child_count:
+            return None
+        body = last.named_children[0]
+    body = n.unwrapped(body)
+    if body.type == "this":
+        return "this"
+    if body.type == "new_expression":
+        made = body.child_by_field_name("constructor")
+        return n.chain(made) if made is not None and made.type in ("identifier", "member_expression") else None
+    if body.type == "call_expression":
+        called = n.chain(body.child_by_field_name("function"))
+        return called + "()" if "?" not in called.split(".") else None
+    return None
+
+
 def _heritage(node: Node) -> tuple[str, ...]:
-    """`extends`/`implements` of a class, `extends` of an interface, as name chains."""
+    """`extends`/`implements` of a class, `extends` of an interface, as name chains; the one type a type alias names
+    (`type ZodTypeAny = ZodType<any>`: a receiver so typed has ZodType's members)."""
     bases: list[str] = []
+    value = node.child_by_field_name("value") if node.type == "type_alias_declaration" else None
+    if value is not None:
+        value = value.child_by_field_name("name") or value if value.type == "generic_type" else value
+        return (n.chain(value),) if value.type in ("type_identifier", "nested_type_identifier") else ()
     for part in node.named_children:
         if part.type == "class_heritage":
             clauses = part.named_children

@@ -33,6 +33,7 @@ def _dialect(kind: str) -> Dialect:
 
 class TypeScript:
     name: str = "typescript"
+    noun: str = "TypeScript/JavaScript"
     suffixes: tuple[str, ...] = SUFFIXES
     by_path: bool = True
 
@@ -108,9 +109,10 @@ class TypeScript:
         return testnames.test_names(data, _dialect(kind or Dialect.TYPESCRIPT.value), lines)
 
     def notes(self, data: bytes) -> Notes:
-        from graphguard.languages.python.notes import Notes
+        """`// graphguard: ignore[...]` on a site, `// @ts-expect-error` / `// @ts-ignore` on the line before it."""
+        from graphguard.languages.typescript import notes
 
-        return Notes({}, {}, ())
+        return notes.notes(data)
 
     def comment_edit(self, old: bytes, new: bytes) -> CommentEdit | None:
         return None

@@ -99,7 +99,8 @@ def unwrapped(node: Node) -> Node:
 
 
 def chain(node: Node | None) -> str:
-    """A callee as a chain of names (`a.b.c`, `this.m`, `super.m`, `f().g`); `?` for an unnameable part."""
+    """A callee as a chain of names (`a.b.c`, `this.m`, `super.m`, `f().g`, `z.string().min().nullable`: a part
+    called is marked `()`, its arguments left out); `?` for an unnameable part."""
     if node is None:
         return "?"
     if node.type == "identifier":
@@ -108,22 +109,23 @@ def chain(node: Node | None) -> str:
     if raw is not None and len(raw) < 256 and _SIMPLE_CHAIN.fullmatch(raw):  # most callees: their text is the chain
         return raw.decode()
     parts: list[str] = []
+    called = ""  # "()" when the node is the function of a call: the next part is a call's result
     while node is not None and len(parts) < MAX_CHAIN:
         t = node.type
         if t in ("identifier", "property_identifier", "type_identifier", "this", "private_property_identifier"):
-            parts.append(text(node))
+            parts.append(text(node) + called)
             break
         if t == "super":
-            parts.append("super")
+            parts.append("super" + called)
             break
         if t in ("member_expression", "nested_identifier", "nested_type_identifier"):
             prop = node.child_by_field_name("property") or node.child_by_field_name("name") or node.named_children[-1]
-            parts.append(text(prop))
+            parts.append(text(prop) + called)
+            called = ""
             node = node.child_by_field_name("object") or node.child_by_field_name("module") or node.named_children[0]
-        elif t == "call_expression":
-            inner = node.child_by_field_name("function")
-            parts.append(chain(inner) + "()" if inner is not None and inner.type == "identifier" else "?")
-            break
+        elif t == "call_expression" and not called:
+            # The receiver is a call's result (`a.b().c`): the resolver types it by the callee's return annotation.
+            node, called = node.child_by_field_name("function"), "()"
         elif t in _WRAPPERS and node.named_child_count:
             node = unwrapped(node)
         else:

@@ -4,8 +4,11 @@ Pure over the files' facts (`load`) and module resolution (`ModuleResolver`, whi
 `read`). A symbol is named `path#qualname` (`src/cart.ts#Cart.total`). Followed without a type checker:
 named, default and namespace imports; re-exports (`export { a as b } from`, `export * from`, `export * as ns
 from`) to the file that defines the name; receivers bound by `new C()`, annotated `x: C` (`C | undefined`) and
-`this.m()` inside class C. A method call on a receiver of unknown type stays unresolved with its name: the
-graph pins it on the only class defining that name at query time (`by-name`, said so in the answer).
+`this.m()` inside class C; a call's result by the callee's return annotation (`z.string().nullable()`, through
+`const string = ZodString.create` to `static create = (): ZodString =>`; unannotated, by the body's last `return`:
+`new C()`, `this`, `this.m()`); a member not defined on a class by its
+bases (`extends`, `implements`), in order. A method call on a receiver of unknown type stays unresolved with its
+name: the graph pins it on the only class defining that name at query time (`by-name`, said so in the answer).
 """
 
 from __future__ import annotations
@@ -23,8 +26,14 @@ EXPORT_EQUALS = "export="
 #: The resolution's kind of import of each form a statement has.
 _KINDS = {ImportForm.STATIC: ImportKind.STATIC, ImportForm.TYPE_ONLY: ImportKind.TYPE_ONLY, ImportForm.REQUIRE: ImportKind.REQUIRE,
           ImportForm.IMPORT_EQUALS: ImportKind.IMPORT_EQUALS, ImportForm.DYNAMIC: ImportKind.DYNAMIC}
+#: The import forms that make a file an ES module (TypeScript's rule: a file with an import or export is a module).
+_ES_FORMS = frozenset({ImportForm.STATIC, ImportForm.TYPE_ONLY, ImportForm.IMPORT_EQUALS})
 #: Re-export chains longer than this are not followed (a cycle of `export *` is cut by the set of files seen).
 MAX_HOPS = 32
+#: Bases, aliases and call results are followed this deep (a cycle of them is cut here).
+MAX_DEPTH = 8
+#: The definitions a call gives the result of (a class's instance is the class itself).
+_CALLABLE = frozenset({DefKind.FUNCTION, DefKind.METHOD, DefKind.MEMBER, DefKind.VARIABLE})
 
 
 class Sym(NamedTuple):
@@ -62,6 +71,7 @@ class Resolver:
         self._returns: dict[str, dict[str, str]] = {}
         self._bases: dict[str, dict[str, tuple[str, ...]]] = {}
         self._held: dict[str, dict[str, str]] = {}
+        self._aliases: dict[str, dict[str, str]] = {}
         self._specs: dict[tuple[str, str, ImportKind], Resolved] = {}
 
     # modules and definitions
@@ -78,9 +88,10 @@ class Resolver:
             facts = self.load(path)
             defs = facts.definitions if facts is not None else ()
             self._defs[path] = {d.qualname: d.kind for d in defs}
-            self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns))}
+            self._returns[path] = {d.qualname: t for d in defs if (t := returned_type(d.returns) or _delegated(d.returns))}
             self._bases[path] = {d.qualname: d.bases for d in defs if d.bases}
             self._held[path] = held_classes(facts) if facts is not None else {}
+            self._aliases[path] = aliases(facts) if facts is not None else {}
         return self._defs[path]
 
     def returns(self, target: Target) -> str | None:
@@ -101,14 +112,42 @@ class Resolver:
         chain = self._held[target.path].get(qualname)
         if chain is None:
             return None
-        parts = chain.split(".")
-        found = self.local(target.path, parts[0])
-        for part in parts[1:]:
-            found = self.member(found, part)
+        found = self.named(target.path, chain)
         if isinstance(found, Sym) and self.definitions(found.path).get(found.name.partition("#")[2]) is DefKind.FUNCTION:
             named = self.returns(found)
             return self.local(found.path, named) if named is not None and "." not in named else None
         return found
+
+    def named(self, path: str, chain: str) -> Target:
+        """What a name chain (`C`, `ns.C`, `C.create`) written at the top level of `path` reaches."""
+        parts = chain.split(".")
+        found = self.local(path, parts[0])
+        for part in parts[1:]:
+            found = self.member(found, part)
+        return found
+
+    def returned(self, target: Target, receiver: Target = None, depth: int = 0) -> Target:
+        """The class of what calling `target` gives: a class's instance, a function's or method's return annotation
+        (`: this` is the receiver's class), through a variable that aliases one (`const string = ZodString.create`)."""
+        if not isinstance(target, Sym) or depth > MAX_DEPTH:
+            return None
+        qualname = target.name.partition("#")[2]
+        kind = self.definitions(target.path).get(qualname)
+        if kind is DefKind.CLASS:
+            return target
+        if kind is DefKind.VARIABLE and (alias := self._aliases[target.path].get(qualname)) is not None:
+            return self.returned(self.named(target.path, alias), receiver, depth + 1)
+        named = self.returns(target) if kind in (DefKind.FUNCTION, DefKind.METHOD, DefKind.MEMBER) else None
+        owner = Sym(full(target.path, qualname.rpartition(".")[0]), target.path) if "." in qualname else None
+        if named == "this":
+            return receiver if isinstance(receiver, Sym) else owner
+        if named is not None and named.endswith("()"):  # `return this.m(...)`, `return f(...)`: what that returns
+            head, _, rest = named.removesuffix("()").partition(".")
+            if head == "this" and rest and "." not in rest:
+                this = receiver if isinstance(receiver, Sym) else owner
+                return self.returned(self.member(this, rest), this, depth + 1)
+            return self.returned(self.named(target.path, named.removesuffix("()")), None, depth + 1) if head != "this" else None
+        return self.named(target.path, named) if named is not None else None
 
     def bases(self, path: str, qualname: str) -> tuple[str, ...]:
         self.definitions(path)
@@ -136,8 +175,10 @@ class Resolver:
                 to = self.module(path, e.specifier).target if e.name == "*" and e.specifier is not None else None
                 if to is not None and (through := self.export(to, name, hops + 1, seen)) is not None:
                     return through
-        # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently.
-        return Sym(full(path, name), path) if not facts.exports and name in self.definitions(path) else None
+        # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently. Not
+        # an ES module's (one `import` makes it one): its last export removed, a name it declares is not importable.
+        script = not facts.exports and not any(i.form in _ES_FORMS for i in facts.imports)
+        return Sym(full(path, name), path) if script and name in self.definitions(path) else None
 
     def local(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
         """What a module-level name of `path` holds: its own definition, or what an import binds to it."""
@@ -161,14 +202,18 @@ class Resolver:
             return Namespace(found.target)
         return self.export(found.target, name, hops + 1, seen)
 
-    def member(self, target: Target, name: str) -> Target:
-        """`target.name`: a namespace's export, a class's static member."""
+    def member(self, target: Target, name: str, depth: int = 0) -> Target:
+        """`target.name`: a namespace's export, a class's member (its own, else its bases' in order)."""
         if isinstance(target, Namespace):
             return self.export(target.path, name)
         if isinstance(target, Sym):
-            qualname = target.name.partition("#")[2] + "." + name
-            if qualname in self.definitions(target.path):
-                return Sym(full(target.path, qualname), target.path)
+            owner = target.name.partition("#")[2]
+            if owner + "." + name in self.definitions(target.path):
+                return Sym(full(target.path, owner + "." + name), target.path)
+            for base in self.bases(target.path, owner) if depth < MAX_DEPTH else ():
+                found = self.member(self.named(target.path, base), name, depth + 1)
+                if isinstance(found, Sym):
+                    return found
         return External(target.specifier) if isinstance(target, External) else None
 
     # one file
@@ -188,6 +233,8 @@ class _File:
     def __init__(self, r: Resolver, path: str, facts: FileFacts, out: FileResolution):
         self.r, self.path, self.facts, self.out = r, path, facts, out
         self._locals: dict[str, Target] = {}
+        self._chains: dict[tuple[str, str], Target] = {}  # (callee chain, scope) -> what it reaches
+        self._results: dict[tuple[str, str], Target] = {}  # (call chain, scope) -> the class of what it gives
         self.classes = {q for q, k in r.definitions(path).items() if k is DefKind.CLASS}
         # (scope, name) -> the class a receiver holds, from `new C()` and `x: C`.
         self.receivers: dict[tuple[str, str], str] = {}
@@ -213,16 +260,24 @@ class _File:
         return self._locals[name]
 
     def callee(self, text: str, scope: str, depth: int = 0) -> Target:
-        """What a callee chain (`f`, `ns.f`, `x.m`, `this.m`, `C.s`) reaches."""
+        """What a callee chain (`f`, `ns.f`, `x.m`, `this.m`, `C.s`, `f().m`, `ns.f().m().n`) reaches."""
+        key = (text, scope)
+        if key not in self._chains:
+            self._chains[key] = None  # a chain met again inside itself (`x` bound to `y.m()`, `y` to `x.n()`) gives nothing
+            self._chains[key] = self._callee(text, scope, depth)
+        return self._chains[key]
+
+    def _callee(self, text: str, scope: str, depth: int) -> Target:
         parts = text.split(".")
-        if "?" in parts or any(p.endswith("()") for p in parts[:-1]):
+        if "?" in parts or parts[-1].endswith("()"):
             return None
+        calls = [i for i, p in enumerate(parts) if p.endswith("()")]
+        if calls:  # `a.b().c`: the member of what the last call returns
+            return self._instance(self._made(parts[:calls[-1] + 1], scope, depth), parts[calls[-1] + 1:])
         head, rest = parts[0], parts[1:]
         target: Target
         if head in ("this", "super"):
             return self._own(head, scope, rest)
-        if head.endswith("()"):
-            return None
         typed = self._receiver(scope, head)
         if typed is not None and depth < 8:
             return self._instance(self._class_of(self.callee(typed, scope if "." in typed else "", depth + 1)), rest)
@@ -234,6 +289,31 @@ class _File:
                     return self._instance(held, [part])
             target = self.r.member(target, part)
         return target
+
+    def _made(self, parts: list[str], scope: str, depth: int) -> Target:
+        """The class of what the call chain `parts` (`["z", "string()"]`, `[.., "min()"]`) gives: the callee's result."""
+        key = (".".join(parts), scope)
+        if key not in self._results:
+            self._results[key] = None  # a chain met again inside itself gives nothing
+            callee = [*parts[:-1], parts[-1].removesuffix("()")]
+            called = self.callee(".".join(callee), scope, depth + 1)
+            self._results[key] = self.r.returned(called, self._owner(callee, scope, depth))
+        return self._results[key]
+
+    def _owner(self, parts: list[str], scope: str, depth: int) -> Target:
+        """The class the last part of `parts` is looked up on (what a method returning `this` returns)."""
+        if len(parts) < 2:
+            return None
+        before = parts[:-1]
+        if before[-1].endswith("()"):
+            return self._made(before, scope, depth + 1)
+        if before == ["this"]:
+            cls = self._class_at(scope)
+            return Sym(full(self.path, cls), self.path) if cls is not None else None
+        typed = self._receiver(scope, before[0]) if len(before) == 1 else None
+        if typed is not None:
+            return self._class_of(self.callee(typed, scope if "." in typed else "", depth + 1))
+        return self.callee(".".join(before), scope, depth + 1)
 
     def _own(self, head: str, scope: str, rest: list[str]) -> Target:
         """`this.m()`, `this.field.m()` (the field typed by its annotation or `new C()`), `super.m()` (the first base's)."""
@@ -254,12 +334,10 @@ class _File:
         return scope or None
 
     def _class_of(self, target: Target) -> Target:
-        """A class stays a class; a function stands for the class its return annotation names (`make(): Cart`)."""
-        if isinstance(target, Sym) and self.r.definitions(target.path).get(target.name.partition("#")[2]) is DefKind.FUNCTION:
-            named = self.r.returns(target)
-            if named is None:
-                return None
-            return self.callee(named, "") if target.path == self.path else self.r.local(target.path, named)
+        """A class stays a class; a function or method stands for the class its return annotation names (`make():
+        Cart`), a variable for what the function it aliases returns."""
+        if isinstance(target, Sym) and self.r.definitions(target.path).get(target.name.partition("#")[2]) in _CALLABLE:
+            return self.r.returned(target)
         return target
 
     def _receiver(self, scope: str, name: str) -> str | None:
@@ -326,6 +404,20 @@ def held_classes(facts: FileFacts) -> dict[str, str]:
     return out
 
 
+def _delegated(returns: str | None) -> str | None:
+    """A return read off the body as a call (`this._addCheck()`, `make()`; definitions._returned), else None."""
+    return returns if returns is not None and returns.endswith("()") and "(" not in returns[:-2] else None
+
+
+def aliases(facts: FileFacts) -> dict[str, str]:
+    """Module-level name -> the name chain it is set to (`const string = ZodString.create`)."""
+    out: dict[str, str] = {}
+    for b in facts.bindings:
+        if not b.scope and b.kind is BindKind.ALIAS and "." not in b.target:
+            out.setdefault(b.target, b.value)
+    return out
+
+
 def interface_digests(facts: FileFacts) -> dict[str, str]:
     """Per exported or top-level name, what importers' resolution reads of it: its definitions (kinds, bases,
     members), its export and re-export records, the import that binds it; `*` for the `export *` specifiers."""
@@ -333,9 +425,11 @@ def interface_digests(facts: FileFacts) -> dict[str, str]:
 
     parts: dict[str, list[object]] = {}
     for d in facts.definitions:
-        parts.setdefault(d.qualname.split(".", 1)[0], []).append((d.qualname, d.kind.value, d.bases))
+        parts.setdefault(d.qualname.split(".", 1)[0], []).append((d.qualname, d.kind.value, d.bases, d.returns))
     for name, chain in held_classes(facts).items():  # what importers' calls on the variable are typed by
         parts.setdefault(name, []).append(("holds", chain))
+    for name, chain in aliases(facts).items():  # what importers' calls of the variable return
+        parts.setdefault(name, []).append(("aliases", chain))
     for e in facts.exports:
         parts.setdefault(e.name, []).append(("export", e.local, e.specifier))
         if e.local and e.local != e.name:
