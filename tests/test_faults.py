@@ -7,7 +7,6 @@ Linux only: processes are found through /proc.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import random
 import signal
@@ -136,7 +135,7 @@ def fresh_dump(repo: GitRepo, where: Path) -> dict[str, list[tuple[object, ...]]
     folder = where / f"fresh-{repo.head}"
     if not folder.exists():
         folder.mkdir(parents=True)  # the store makes only its own directory
-        paths = dataclasses.replace(git.repo_paths(str(repo.root)), git_dir=str(folder), common_dir=str(folder))
+        paths = git.repo_paths(str(repo.root))._replace(git_dir=str(folder), common_dir=str(folder))
         store = Store(str(folder), str(folder))
         try:
             Indexer(paths, store).update()
