@@ -78,8 +78,9 @@ class ModuleResolver:
     """One commit's TS/JS files and config files; memoised per governing config, folder and specifier."""
 
     def __init__(self, paths: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None = None,
-                 links: Collection[str] = (), assets: Collection[str] = ()):
-        self.files = Files(paths, read, configs, links, assets)
+                 links: Collection[str] = (), assets: Collection[str] = (),
+                 prefetch: Callable[[Collection[str]], None] | None = None):
+        self.files = Files(paths, read, configs, links, assets, prefetch)
         self.packages = pkg.Packages(self.files)
         self.projects = Projects(self.files, self._package_config)
         self.loader = Loader(self.files, self.packages, self._source_of)
@@ -293,7 +294,9 @@ class ModuleResolver:
         """The `alias` keys vite/webpack/babel configs define (read as text, never run)."""
         if self._aliases is None:
             keys: set[str] = set()
-            for path in sorted(p for p in self.files.sources | self.files.configs if _BUNDLER_CONFIG.search(p)):
+            bundler = sorted(p for p in self.files.sources | self.files.configs if _BUNDLER_CONFIG.search(p))
+            self.files.prefetch(bundler)  # a monorepo has a vite.config.ts per example: one read for them all
+            for path in bundler:
                 data = self.files.raw(path) or b""
                 text = data.decode("utf-8", "replace")
                 for block in re.finditer(r"alias(?:es)?\s*[:=]\s*[\[{]", text):
