@@ -72,7 +72,7 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
         unchanged = {p: r for p, r in fresh.items() if p not in changed}
         impacts += pathconfig.assess(configs, graph.import_rows(set(unchanged)), unchanged)
     # What each file says not to blame (`// @ts-expect-error` on the line before), read from its new version.
-    impacts, ignored = suppress.marked(impacts, lambda paths: suppress.notes_by(read, paths))
+    impacts, ignored = suppress.marked(impacts, lambda paths: suppress.notes_by(read, reader.prefetched(paths, changed)))
     return impacts, warnings + ignored
 
 
@@ -208,6 +208,11 @@ class _Reader:
                 full = os.path.join(self.root, path)
                 self.cache[path] = open(full, "rb").read() if os.path.isfile(full) and not os.path.islink(full) else None  # noqa: SIM115
         return self.cache[path]
+
+    def prefetched(self, paths: set[str], changed: set[str]) -> set[str]:
+        """`paths`, once the bytes of those not `changed` are read in one go (the callers whose notes the check reads)."""
+        self.prefetch(sorted(paths - changed))
+        return paths
 
     def prefetch(self, paths: Collection[str]) -> None:
         if not self.from_git:
