@@ -303,3 +303,37 @@ def test_the_last_export_of_a_module_removed_breaks_its_importers(make_repo: Cal
     assert result.code == 1, result.out
     entry = _entry(result.json, "src/picker.tsx#Picker")
     assert ("src/page.tsx", "import", "broken") in _callers(entry)
+
+
+# -- cost --------------------------------------------------------------------------------------------------------
+
+
+def test_the_check_reads_a_monorepos_config_files_and_its_callers_in_one_go(make_repo: Callable[..., GitRepo], graphguard: Callable[..., Any],
+                                                            monkeypatch: Any) -> None:
+    """Twelve packages, each with its package.json, tsconfig.json, vite.config.ts and a caller: the check reads
+    them by one `git cat-file` (Tree.prefetch, NewSigs.prefetch), not one process per file, and still resolves
+    across the packages."""
+    from graphguard import git
+
+    files = dict(APP)
+    for i in range(12):
+        files[f"packages/p{i}/package.json"] = f'{{"name": "@m/p{i}", "main": "src/index.ts"}}'
+        files[f"packages/p{i}/tsconfig.json"] = '{"compilerOptions": {"strict": true}}'
+        files[f"packages/p{i}/vite.config.ts"] = "export default { resolve: { alias: { '~x': './src' } } }"
+        files[f"packages/p{i}/src/index.ts"] = 'import { parseAmount } from "../../../src/money";\nexport const v = parseAmount("1", "EUR");'
+    files["package.json"] = '{"name": "root", "workspaces": ["packages/*"]}'
+    repo = make_repo(files)
+    graphguard(repo, "index")
+    _stage(repo, {"src/money.ts": MONEY.replace("currency: string)", "currency: string, rate: number)")})
+    one_by_one: list[str] = []
+    read_at = git.read_at
+
+    def counted(root: str, rev: str, path: str) -> bytes | None:
+        one_by_one.append(path)
+        return read_at(root, rev, path)
+
+    monkeypatch.setattr(git, "read_at", counted)
+    doc = _check(graphguard, repo, "--staged").json
+    callers = _callers(_entry(doc, "src/money.ts#parseAmount"))
+    assert {(f"packages/p{i}/src/index.ts", "call", "broken") for i in range(12)} <= callers
+    assert len(one_by_one) < 12, one_by_one

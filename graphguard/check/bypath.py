@@ -19,7 +19,7 @@ from it is not taken for removed (the check never blames what a parse error hid)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from graphguard import git
@@ -60,8 +60,9 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
     configs = [p for p in sides.paths if for_path(p) is None]  # revisions.Changes.configs
     if configs:  # every import of every unchanged file may lead elsewhere now
         importers |= {p for p in graph.parsed_blobs() if by_path(p)} - changed
-    read = _new_side(sides, _reader(root, sides.new.rev, target))
-    fresh = _fresh(root, graph, load_raw, sides, target, read, {p: f.facts for p, f in files.items()}, importers)
+    reader = _Reader(root, sides.new.rev, target)
+    read = _new_side(sides, reader)
+    fresh = _fresh(root, graph, load_raw, sides, target, read, {p: f.facts for p, f in files.items()}, importers, reader)
     sigs = pathjudge.NewSigs(sides.new.data, read)
     impacts = [pathjudge.impact(lang, path, c, graph, fresh, changed, sigs) for path, lang, c in found]
     symbols = {f"{path}#{q}" for path, _, c in found for q in (c.qualname, c.new_qualname) if q is not None}
@@ -71,7 +72,7 @@ def assess(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
         unchanged = {p: r for p, r in fresh.items() if p not in changed}
         impacts += pathconfig.assess(configs, graph.import_rows(set(unchanged)), unchanged)
     # What each file says not to blame (`// @ts-expect-error` on the line before), read from its new version.
-    impacts, ignored = suppress.marked(impacts, lambda paths: suppress.notes_by(read, paths))
+    impacts, ignored = suppress.marked(impacts, lambda paths: suppress.notes_by(read, reader.prefetched(paths, changed)))
     return impacts, warnings + ignored
 
 
@@ -117,7 +118,8 @@ def _changes(sides: Sides, files: dict[str, pathcalls.Written]) -> list[tuple[st
 
 
 def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], sides: Sides, target: Target,
-           read: Callable[[str], bytes | None], new_facts: dict[str, FileFacts], importers: set[str]) -> dict[str, FileResolution]:
+           read: Callable[[str], bytes | None], new_facts: dict[str, FileFacts], importers: set[str],
+           reader: _Reader) -> dict[str, FileResolution]:
     """The changed files (and `importers`) of each by-path language in their new version, resolved against the new tree."""
     stored = graph.parsed_blobs()
     gone = {p for p in sides.paths if p not in sides.new.data}
@@ -136,21 +138,21 @@ def _fresh(root: str, graph: CodeGraph, load_raw: Callable[[str], str | None], s
             blob = stored.get(path)
             return _stored_facts(root, load_raw, path, blob, lang) if blob is not None else None
 
-        resolver = lang.resolver(_tree(root, sides, target, paths, _memo(load), read))
+        resolver = lang.resolver(_tree(root, sides, target, paths, _memo(load), read, reader))
         for path in wanted:
             out[path] = lang.resolve_file(resolver, path)
     return out
 
 
 def _tree(root: str, sides: Sides, target: Target, paths: list[str], load: Callable[[str], FileFacts | None],
-          read: Callable[[str], bytes | None]) -> Tree:
+          read: Callable[[str], bytes | None], reader: _Reader) -> Tree:
     """The new side's tree as a language's resolver reads it: one place, where what it is given grows."""
-    configs, links, assets = _configs(root, sides.new.rev, target)
+    configs, links, assets = _configs(root, sides.new.rev, target, reader.shas)
     # A config the change adds, deletes or proposes is as the new side has it (the index lists neither an
     # untracked nor a proposed one).
     changed = {p for p in sides.paths if is_config(p)}
     configs = sorted((set(configs) - changed) | {p for p in changed if p in sides.new.data})
-    return Tree(paths, load, read, configs=configs, links=links, assets=assets)
+    return Tree(paths, load, read, configs=configs, links=links, assets=assets, prefetch=reader.prefetch)
 
 
 def _memo(load: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
@@ -177,28 +179,49 @@ def _stored_facts(root: str, load_raw: Callable[[str], str | None], path: str, b
     return None
 
 
-def _configs(root: str, rev: str, target: Target) -> tuple[list[str], list[str], list[str]]:
-    """The new side's config files of module resolution, its symlinks and its other files: the commit's, else the index's."""
+def _configs(root: str, rev: str, target: Target, shas: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
+    """The new side's config files of module resolution, its symlinks and its other files: the commit's, else the
+    index's (`shas` gets each file's blob there)."""
     entries = git.ls_tree(root, rev) if isinstance(target, Commits) else git.ls_index(root)
+    shas.update((e.path, e.sha) for e in entries)
     links = [e.path for e in entries if e.mode == git.MODE_SYMLINK and for_path(e.path) is not None]
     assets = [e.path for e in entries if e.mode not in (git.MODE_SYMLINK, git.MODE_SUBMODULE) and for_path(e.path) is None]
     return [e.path for e in entries if is_config(e.path)], links, assets
 
 
-def _reader(root: str, rev: str, target: Target) -> Callable[[str], bytes | None]:
-    """A tracked file's bytes on the new side: from git for a commit or the index, else from the work tree."""
-    cache: dict[str, bytes | None] = {}
+class _Reader:
+    """A tracked file's bytes on the new side: from git for a commit or the index, else from the work tree; read
+    once each. `prefetch` reads many in one `git cat-file` by the blobs the new side's listing names (`shas`):
+    a monorepo's hundreds of package.json, tsconfig.json and vite.config.ts cost one process, not one each."""
 
-    def read(path: str) -> bytes | None:
-        if path not in cache:
-            if isinstance(target, (Commits, Staged)):
-                cache[path] = git.read_at(root, rev, path)
+    def __init__(self, root: str, rev: str, target: Target):
+        self.root, self.rev = root, rev
+        self.from_git = isinstance(target, (Commits, Staged))
+        self.cache: dict[str, bytes | None] = {}
+        self.shas: dict[str, str] = {}  # path -> blob on the new side (filled by _configs' listing)
+
+    def __call__(self, path: str) -> bytes | None:
+        if path not in self.cache:
+            if self.from_git:
+                self.cache[path] = git.read_at(self.root, self.rev, path)
             else:
-                full = os.path.join(root, path)
-                cache[path] = open(full, "rb").read() if os.path.isfile(full) and not os.path.islink(full) else None  # noqa: SIM115
-        return cache[path]
+                full = os.path.join(self.root, path)
+                self.cache[path] = open(full, "rb").read() if os.path.isfile(full) and not os.path.islink(full) else None  # noqa: SIM115
+        return self.cache[path]
 
-    return read
+    def prefetched(self, paths: set[str], changed: set[str]) -> set[str]:
+        """`paths`, once the bytes of those not `changed` are read in one go (the callers whose notes the check reads)."""
+        self.prefetch(sorted(paths - changed))
+        return paths
+
+    def prefetch(self, paths: Collection[str]) -> None:
+        if not self.from_git:
+            return  # the work tree's files are read as cheaply one by one
+        wanted = {p: self.shas[p] for p in paths if p not in self.cache and p in self.shas}
+        data = dict(git.read_blobs(self.root, set(wanted.values())))
+        for path, sha in wanted.items():
+            if sha in data:
+                self.cache[path] = data[sha]
 
 
 def split(paths: Iterable[str]) -> tuple[list[str], list[str]]:

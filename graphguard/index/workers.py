@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -117,7 +117,7 @@ class _Job:
         if resolver is None:
             resolver = self._others[lang.name] = lang.resolver(Tree(self.paths_of(lang), self._load, self.read,
                                                                     configs=self.configs(), links=self._links,
-                                                                    assets=self._assets))
+                                                                    assets=self._assets, prefetch=self.prefetch))
         return lang.resolve_file(resolver, path)
 
     def paths_of(self, lang: Language) -> list[str]:
@@ -139,6 +139,13 @@ class _Job:
             data = dict(git.read_blobs(self.indexer.paths.root, {e.sha for e in wanted}))  # one cat-file for them all
             self._read.update((e.path, data.get(e.sha)) for e in wanted)
         return self._configs
+
+    def prefetch(self, paths: Collection[str]) -> None:
+        """Indexed files a language's resolver reads as text (a repository's vite.config.ts files): one cat-file for
+        them all, by their blobs at the job's commit (the config files were read with the listing)."""
+        wanted = {p: sha for p in paths if p not in self._read and (sha := self.blob_of(p)) is not None}
+        data = dict(git.read_blobs(self.indexer.paths.root, set(wanted.values())))
+        self._read.update((p, data[sha]) for p, sha in wanted.items() if sha in data)
 
     def read(self, path: str) -> bytes | None:
         """A tracked file's bytes at the job's commit (a language's config files: few, read once each)."""

@@ -46,6 +46,9 @@ class Tree:
     links: Collection[str] = ()
     #: The commit's other files (no language claims them: `.json`, `.css`, `.vue`, images): an import may name one.
     assets: Collection[str] = ()
+    #: Reads these tracked files' bytes in one go, ahead of `read` asking for each (one `git cat-file` for a
+    #: repository's hundreds of config files, not one process each); None: `read` alone.
+    prefetch: Callable[[Collection[str]], None] | None = None
 
 
 class FileResolver(Protocol):

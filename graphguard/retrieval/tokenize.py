@@ -19,6 +19,7 @@ import bisect
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 #: Identifiers and words: a run of letters, digits and underscores.
@@ -77,11 +78,7 @@ def tokens(text: str, *, compounds: bool = True) -> list[str]:
     """Every word of a text, in order: identifiers split (snake_case, camelCase, dotted paths), lowercased,
     plurals folded, filler words and bare numbers dropped; with `compounds`, each identifier of several words
     also gives its words joined."""
-    out: list[str] = []
-    word = _word_tokens if compounds else _word_tokens_plain
-    for ident in _WORD.findall(text):
-        out.extend(word(ident))
-    return out
+    return list(chain.from_iterable(map(_word_tokens if compounds else _word_tokens_plain, _WORD.findall(text))))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -121,15 +118,19 @@ def query_terms(text: str) -> list[str]:
 # --- a Python source cut into per-definition documents -----------------------------------
 
 @functools.cache
-def _lexer() -> re.Pattern[str]:
-    """One pass over a file: comments, triple-quoted strings, other strings, identifiers (compiled when first
-    needed: a query never needs it)."""
+def _strings_lexer() -> re.Pattern[str]:
+    """One pass over a file: comments, triple-quoted strings, other strings; the identifiers between them are
+    _NAME's (compiled when first needed: a query never needs it). No groups: a match's kind is its first characters
+    (a one-line string cannot start with three quotes), and groups made the scan twice as slow."""
     return re.compile(
-        r"""(?P<comment>\#[^\r\n]*)"""
-        r"""|(?P<triple>(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''))"""
-        r"""|(?P<string>"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*')"""
-        r"""|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
+        r"""\#[^\r\n]*"""
+        r"""|\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''"""
+        r"""|"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'"""
     )
+
+
+#: An identifier outside comments and strings.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Lines longer than this are data (a minified bundle, an embedded table): skipped when tokenizing.
 MAX_LINE = 2000
@@ -169,30 +170,43 @@ def _owner_of_lines(spans: Sequence[Span], n_lines: int) -> list[int]:
 def split_source(text: str, spans: Sequence[Span]) -> list[Doc]:
     """One document per definition plus one for the module (qualname ""), each holding only its own lines:
     a class's document leaves out its methods' lines, which are theirs."""
-    lines_start = [0]
-    for m in re.finditer(r"\n", text):
-        lines_start.append(m.end())
-    n_lines = len(lines_start)
-    owner = _owner_of_lines(spans, n_lines)
+    lines = text.split("\n")
+    n_lines = len(lines)
+    run_starts, run_slots = _runs(lines, _owner_of_lines(spans, n_lines))
     prose: list[list[str]] = [[] for _ in range(len(spans) + 1)]  # last slot: the module
     body: list[list[str]] = [[] for _ in range(len(spans) + 1)]
-    long_lines = _long_line_ranges(text)
-    for m in _lexer().finditer(text):
+
+    def names(start: int, end: int) -> None:
+        """The identifiers of text[start:end] (no comment or string in it) to their runs' bodies: each run's in
+        one findall and one extend, since identifiers are most of a file (a million on a 4,000-file repository)."""
+        run = bisect.bisect_right(run_starts, start) - 1
+        while start < end:
+            stop = min(end, run_starts[run + 1]) if run + 1 < len(run_starts) else end
+            slot = run_slots[run]
+            if slot != _SKIPPED:
+                body[slot].extend(chain.from_iterable(map(_word_tokens, _NAME.findall(text, start, stop))))
+            start, run = stop, run + 1
+
+    # The lexer's other alternatives start with `#` or a quote, which no identifier holds: finding them alone
+    # leaves between them exactly the identifiers the whole lexer would find there.
+    done = 0
+    for m in _strings_lexer().finditer(text):
         start = m.start()
-        if long_lines and any(a <= start < b for a, b in long_lines):
+        if start > done:
+            names(done, start)
+        done = m.end()
+        slot = run_slots[bisect.bisect_right(run_starts, start) - 1]
+        if slot == _SKIPPED:
             continue
-        line = bisect.bisect_right(lines_start, start)
-        slot = owner[line] if line < len(owner) else -1
-        kind = m.lastgroup
-        value = m.group(0)
-        if kind == "name":  # most matches: one identifier is one word of tokens() (cached), no findall needed
-            body[slot].extend(_word_tokens(value))
-        elif kind == "comment":
+        value = m[0]
+        if value[0] == "#":
             prose[slot].extend(tokens(value))
-        elif kind == "triple":
+        elif value[:3] in ('"""', "'''"):
             prose[slot].extend(tokens(value[3:-3]))
         else:
             body[slot].extend(tokens(value[1:-1]))
+    if done < len(text):
+        names(done, len(text))
     docs = []
     for i, s in enumerate(spans):
         docs.append(Doc(s.qualname, s.line, s.end_line, " ".join(tokens(s.qualname)), " ".join(prose[i]), " ".join(body[i])))
@@ -200,16 +214,24 @@ def split_source(text: str, spans: Sequence[Span]) -> list[Doc]:
     return docs
 
 
-def _long_line_ranges(text: str) -> list[tuple[int, int]]:
-    if len(text) < MAX_LINE:
-        return []
-    out = []
-    pos = 0
-    for line in text.split("\n"):
-        if len(line) > MAX_LINE:
-            out.append((pos, pos + len(line)))
+#: The slot of a line longer than MAX_LINE: its matches are skipped.
+_SKIPPED = -2
+
+
+def _runs(lines: Sequence[str], owner: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The text cut into runs of lines of one slot: each run's start offset and its slot (`owner`'s span index,
+    -1 for the module, _SKIPPED for a line longer than MAX_LINE)."""
+    starts: list[int] = []
+    slots: list[int] = []
+    pos, last = 0, None
+    for ln, line in enumerate(lines, 1):
+        slot = _SKIPPED if len(line) > MAX_LINE else owner[ln]
+        if slot != last:
+            starts.append(pos)
+            slots.append(slot)
+            last = slot
         pos += len(line) + 1
-    return out
+    return starts, slots
 
 
 def join(words: Iterable[str]) -> str:

@@ -60,7 +60,7 @@ class TypeScript:
         from graphguard.languages.typescript.resolver import Resolver
 
         return Resolver(tree.paths, tree.load, tree.read, ModuleResolver(tree.paths, tree.read, tree.configs,
-                                                                                        tree.links, tree.assets))
+                                                                                        tree.links, tree.assets, tree.prefetch))
 
     def resolve_file(self, resolver: Any, path: str) -> FileResolution:
         result: FileResolution = resolver.resolve_file(path)

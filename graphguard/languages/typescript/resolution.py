@@ -60,7 +60,13 @@ class Resolved:
 _BUILTINS = frozenset(["assert", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto", "dgram", "diagnostics_channel", "dns", "domain", "events", "fs", "http", "http2", "https", "inspector", "module", "net", "os", "path", "perf_hooks", "process", "punycode", "querystring", "readline", "repl", "stream", "string_decoder", "sys", "timers", "tls", "trace_events", "tty", "url", "util", "v8", "vm", "wasi", "worker_threads", "zlib"])
 _REQUIRES = (ImportKind.REQUIRE, ImportKind.IMPORT_EQUALS)
 #: Bundler configs whose `alias` entries name specifiers tsc does not know.
-_BUNDLER_CONFIG = re.compile(r"(^|/)(vite|vitest|webpack|rollup|babel|next|nuxt|astro|svelte)\.config\.[cm]?[jt]s$|(^|/)\.babelrc(\.js)?$")
+_BUNDLER_CONFIG = re.compile(r"(vite|vitest|webpack|rollup|babel|next|nuxt|astro|svelte)\.config\.[cm]?[jt]s|\.babelrc(\.js)?")
+
+
+def _is_bundler_config(path: str) -> bool:
+    """Matched on the file's name alone: a search of the whole path costs more than the rest of a one-file check's
+    look at the repository's 4,000 paths."""
+    return _BUNDLER_CONFIG.fullmatch(path.rpartition("/")[2]) is not None
 _ALIAS_KEY = re.compile(r"""['"]?([@~#$\w][\w@~#$./-]*)['"]?\s*:|find\s*:\s*['"]([^'"]+)['"]""")
 
 
@@ -78,8 +84,9 @@ class ModuleResolver:
     """One commit's TS/JS files and config files; memoised per governing config, folder and specifier."""
 
     def __init__(self, paths: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None = None,
-                 links: Collection[str] = (), assets: Collection[str] = ()):
-        self.files = Files(paths, read, configs, links, assets)
+                 links: Collection[str] = (), assets: Collection[str] = (),
+                 prefetch: Callable[[Collection[str]], None] | None = None):
+        self.files = Files(paths, read, configs, links, assets, prefetch)
         self.packages = pkg.Packages(self.files)
         self.projects = Projects(self.files, self._package_config)
         self.loader = Loader(self.files, self.packages, self._source_of)
@@ -293,7 +300,9 @@ class ModuleResolver:
         """The `alias` keys vite/webpack/babel configs define (read as text, never run)."""
         if self._aliases is None:
             keys: set[str] = set()
-            for path in sorted(p for p in self.files.sources | self.files.configs if _BUNDLER_CONFIG.search(p)):
+            bundler = sorted(p for p in self.files.sources | self.files.configs if _is_bundler_config(p))
+            self.files.prefetch(bundler)  # a monorepo has a vite.config.ts per example: one read for them all
+            for path in bundler:
                 data = self.files.raw(path) or b""
                 text = data.decode("utf-8", "replace")
                 for block in re.finditer(r"alias(?:es)?\s*[:=]\s*[\[{]", text):

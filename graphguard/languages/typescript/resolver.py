@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from graphguard.languages.typescript.nodes import returned_type
 from graphguard.languages.typescript.resolution import ImportKind, ModuleResolver, Resolved
-from graphguard.model import NO_CALL, BindKind, DefKind, FileFacts, ImportForm, Resolution, UseKind
+from graphguard.model import NO_CALL, BindKind, DefKind, Export, FileFacts, Import, ImportForm, Resolution, UseKind
 from graphguard.resolved import FileResolution, ImportRow, ImportStatus, Site
 
 #: What `module.exports = X` / `export = X` exports (`modules.EXPORT_EQUALS`).
@@ -73,6 +73,9 @@ class Resolver:
         self._held: dict[str, dict[str, str]] = {}
         self._aliases: dict[str, dict[str, str]] = {}
         self._specs: dict[tuple[str, str, ImportKind], Resolved] = {}
+        self._exported: dict[tuple[str, str], Target] = {}
+        self._export_index: dict[str, tuple[dict[str, Export], tuple[str, ...]]] = {}
+        self._import_index: dict[str, dict[str, Import]] = {}
 
     # modules and definitions
 
@@ -157,13 +160,22 @@ class Resolver:
 
     def export(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
         """What `import { name } from <path>` binds: followed through re-exports to the defining file."""
+        if hops or seen:
+            return self._export(path, name, hops, seen)
+        # Asked again and again from the outside (every importer of a barrel's name): once per file and name.
+        key = (path, name)
+        if key not in self._exported:
+            self._exported[key] = self._export(path, name, 0, seen)
+        return self._exported[key]
+
+    def _export(self, path: str, name: str, hops: int, seen: frozenset[str]) -> Target:
         facts = self.load(path)
         if facts is None or hops > MAX_HOPS or path in seen:
             return None
         seen = seen | {path}
-        for e in facts.exports:
-            if e.name != name or e.name == "*":
-                continue
+        named, stars = self._exports_of(path, facts)
+        e = named.get(name)
+        if e is not None:
             if e.specifier is None:
                 return self.local(path, e.local, hops + 1, seen) if e.local else None
             found = self.module(path, e.specifier)
@@ -171,8 +183,8 @@ class Resolver:
                 return External(e.specifier) if found.status is ImportStatus.EXTERNAL else None
             return Namespace(found.target) if e.local == "*" else self.export(found.target, e.local or name, hops + 1)
         if name != "default":
-            for e in facts.exports:
-                to = self.module(path, e.specifier).target if e.name == "*" and e.specifier is not None else None
+            for specifier in stars:
+                to = self.module(path, specifier).target
                 if to is not None and (through := self.export(to, name, hops + 1, seen)) is not None:
                     return through
         # A file that exports nothing by these forms (a script, CommonJS): its top-level definitions, leniently. Not
@@ -180,15 +192,36 @@ class Resolver:
         script = not facts.exports and not any(i.form in _ES_FORMS for i in facts.imports)
         return Sym(full(path, name), path) if script and name in self.definitions(path) else None
 
+    def _exports_of(self, path: str, facts: FileFacts) -> tuple[dict[str, Export], tuple[str, ...]]:
+        """A file's exports by name (the first of each: it decides) and the specifiers of its `export *`, in order:
+        a barrel of many `export *` is asked for every name it passes on, so not read statement by statement."""
+        found = self._export_index.get(path)
+        if found is None:
+            named: dict[str, Export] = {}
+            for e in facts.exports:
+                if e.name != "*":
+                    named.setdefault(e.name, e)
+            stars = tuple(e.specifier for e in facts.exports if e.name == "*" and e.specifier is not None)
+            found = self._export_index[path] = (named, stars)
+        return found
+
     def local(self, path: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset()) -> Target:
         """What a module-level name of `path` holds: its own definition, or what an import binds to it."""
         if name in self.definitions(path):
             return Sym(full(path, name), path)
-        facts = self.load(path)
-        for i in facts.imports if facts is not None else ():
-            if not i.scope and (i.alias or i.name) == name and i.name is not None:
-                return self._imported(path, i.module, i.name, hops, seen, _KINDS[i.form])
-        return None
+        i = self._imports_of(path).get(name)
+        return self._imported(path, i.module, i.name, hops, seen, _KINDS[i.form]) if i is not None and i.name is not None else None
+
+    def _imports_of(self, path: str) -> dict[str, Import]:
+        """A file's module-level imports by the name they bind (the first of each: it decides)."""
+        found = self._import_index.get(path)
+        if found is None:
+            facts = self.load(path)
+            found = self._import_index[path] = {}
+            for i in facts.imports if facts is not None else ():
+                if not i.scope and i.name is not None:
+                    found.setdefault(i.alias or i.name, i)
+        return found
 
     def _imported(self, path: str, specifier: str, name: str, hops: int = 0, seen: frozenset[str] = frozenset(),
                   kind: ImportKind = ImportKind.STATIC) -> Target:

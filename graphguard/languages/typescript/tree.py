@@ -33,7 +33,8 @@ class Files:
     """One commit's sources and config files, each config parsed once."""
 
     def __init__(self, sources: Collection[str], read: Callable[[str], bytes | None], configs: Collection[str] | None,
-                 links: Collection[str] = (), assets: Collection[str] = ()):
+                 links: Collection[str] = (), assets: Collection[str] = (),
+                 prefetch: Callable[[Collection[str]], None] | None = None):
         self.sources = frozenset(sources)
         self.links = frozenset(links)
         self.assets = frozenset(assets)  # files no language reads (`.json`, `.css`, `.vue`): an import may name one
@@ -46,6 +47,13 @@ class Files:
             configs = [posixpath.join(d, n) for d in sorted(dirs) for n in (*PROJECT_NAMES, MANIFEST, PNPM_WORKSPACE)]
             configs = [c for c in configs if self.raw(c) is not None]
         self.configs = frozenset(configs)
+        self._prefetch = prefetch
+        self.prefetch(sorted(self.configs | self.links))
+
+    def prefetch(self, paths: Collection[str]) -> None:
+        """Read these files' bytes in one go, where the caller can (Tree.prefetch); `raw` then asks for each."""
+        if self._prefetch is not None and paths:
+            self._prefetch(paths)
 
     def is_file(self, path: str) -> bool:
         return path in self.sources or (path in self.links and self.real(path) in self.sources)
