@@ -694,3 +694,11 @@ def test_a_test_ranks_under_the_file_it_tests_unless_the_task_is_about_tests(mak
     assert plugin in paths(graphguard(repo, "context", "cookie header values", "--format", "json"))
     about = paths(graphguard(repo, "context", "the tests of cookie header values", "--format", "json"))
     assert about[0] == "tests/test_http.py"
+
+
+def test_recency_counts_whole_days_so_commits_seconds_apart_tie() -> None:
+    day = 86400
+    now = 1_000 * day
+    recency, _ = history.activity({"a.py": (1, now - 2), "b.py": (1, now - 40), "old.py": (1, now - 90 * day)}, now)
+    assert recency["a.py"] == recency["b.py"] == 1.0
+    assert recency["old.py"] == 0.5

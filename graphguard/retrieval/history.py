@@ -222,12 +222,13 @@ def cochange_by_half_life(touches: Iterable[Touch], seed_weights: dict[str, floa
 
 
 def activity(rows: dict[str, tuple[int, int]], now: int) -> tuple[dict[str, float], dict[str, float]]:
-    """(recency, frequency) in [0, 1]: recency halves every 90 days since the last change; frequency is the
+    """(recency, frequency) in [0, 1]: recency halves every 90 days since the last change, counted in whole days
+    (the fusion ranks values, so seconds apart would order files as a quarter apart does); frequency is the
     log of the number of commits relative to the busiest file among those asked about."""
     recency: dict[str, float] = {}
     frequency: dict[str, float] = {}
     top = max((n for n, _ in rows.values()), default=0)
     for path, (n, last) in rows.items():
-        recency[path] = 0.5 ** (max(0.0, (now - last) / 86400.0) / 90.0)
+        recency[path] = 0.5 ** ((max(0, now - last) // 86400) / 90.0)
         frequency[path] = math.log1p(n) / math.log1p(top) if top else 0.0
     return recency, frequency
